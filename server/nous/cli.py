@@ -1,0 +1,205 @@
+"""The `nous` command line. Every command takes `--json`, `--db PATH` and `--workspace DIR`.
+
+Errors print one line on stderr and exit non-zero (1 for a refused operation, 2 for bad usage);
+`--debug` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from nous import __version__
+from nous.engine import Engine
+from nous.errors import NousError
+from nous.memory.model import KINDS, OUTCOMES, Draft
+from nous.settings import Settings
+
+Handler = Callable[[Engine, argparse.Namespace], Any]
+
+
+def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--db", type=Path, default=default, help="memory database file")
+    parser.add_argument(
+        "--workspace", type=Path, default=default, help="workspace folder (default: cwd)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS if suppress else False,
+        help="machine-readable output",
+    )  # fmt: skip
+    parser.add_argument(
+        "--encoding", default=default, help="token encoding (o200k_base or cl100k_base)"
+    )
+    parser.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
+        help="log to stderr and show tracebacks",
+    )  # fmt: skip
+
+
+def _unit(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nous", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"nous {__version__}")
+    _common(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common(p, suppress=True)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("remember", _remember, "store a memory (the same text again confirms it)")
+    p.add_argument("--kind", required=True, help=f"one of {', '.join(KINDS)}")
+    p.add_argument("--scope", help="project (default), language, universal, or a full scope")
+    p.add_argument("--tags", nargs="*", default=[], help="free tags")
+    p.add_argument("--outcome", choices=OUTCOMES)
+    p.add_argument("--confidence", type=_unit, default=1.0)
+    p.add_argument("--importance", type=_unit, default=0.5)
+    p.add_argument("--source", default="manual")
+    p.add_argument("text", help="the memory's text")
+
+    p = command("recall", _recall, "recall memories for a query within a token budget")
+    p.add_argument("--budget", type=_positive, help="tokens of rendered text (default 500)")
+    p.add_argument("--kinds", nargs="*", help="only these kinds")
+    p.add_argument("query")
+
+    p = command("expand", _expand, "show the full record of a memory")
+    p.add_argument("id")
+
+    p = command("forget", _forget, "mark a memory inactive (or delete it with --purge)")
+    p.add_argument("--purge", action="store_true", help="delete the row for good")
+    p.add_argument("id")
+
+    p = command("import", _import, "remember every memory in a JSON file (default: the demo set)")
+    p.add_argument("file", nargs="?", type=Path, help="JSON list or JSON lines of memories")
+
+    command("status", _status, "project, counts by kind and status, database, model, encoding")
+    return parser
+
+
+def _remember(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    result = engine.remember(
+        Draft(
+            kind=args.kind, content=args.text, scope=args.scope, tags=args.tags,
+            outcome=args.outcome, confidence=args.confidence, importance=args.importance,
+            source=args.source,
+        )
+    )  # fmt: skip
+    return {
+        "id": result.memory.id,
+        "status": result.status,
+        "memory": result.memory.public(),
+        "redactions": [r.kind for r in result.redactions],
+    }
+
+
+def _recall(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    return engine.recall(args.query, args.budget, args.kinds).model_dump(mode="json")
+
+
+def _expand(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    return engine.expand(args.id).public()
+
+
+def _forget(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    memory = engine.forget(args.id, args.purge)
+    return {"id": memory.id, "purged": args.purge, "status": memory.status}
+
+
+def _import(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    results = engine.import_file(args.file)
+    created = sum(r.status == "created" for r in results)
+    return {"created": created, "confirmed": len(results) - created, "ids": [r.memory.id for r in results]}
+
+
+def _status(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    return engine.status()
+
+
+def _print_text(command: str, data: dict[str, Any]) -> None:
+    if command == "remember":
+        redacted = f" (redacted: {', '.join(data['redactions'])})" if data["redactions"] else ""
+        print(f"{data['status']} {data['id']} [{data['memory']['status']}]{redacted}")
+    elif command == "recall":
+        print(data["text"] or "(nothing recalled)")
+        print(f"\n-- {data['tokens']}/{data['budget']} tokens")
+        for item in data["items"]:
+            print(
+                f"   + {item['id'][:8]} {item['kind']:<10} {item['detail']:<7} "
+                f"{item['tokens']:>3} tok  score {item['score']:.4f}  {item['scope']}"
+            )
+        for drop in data["dropped"]:
+            print(f"   - {drop['id'][:8]} {drop['kind']:<10} dropped: {drop['reason']}")
+    elif command == "status":
+        print(f"project    {data['project']} ({data['projectSource']})")
+        print(f"languages  {', '.join(data['languages']) or '-'}")
+        print(f"database   {data['database']} ({data['databaseBytes']:,} bytes)")
+        print(f"model      {data['model']} ({data['dimension']}-d)")
+        print(f"encoding   {data['encoding']}")
+        print(f"memories   {data['memories']}")
+        for kind, by_status in data["counts"].items():
+            states = ", ".join(f"{s} {n}" for s, n in by_status.items())
+            print(f"  {kind:<12} {states}")
+    elif command == "import":
+        print(f"created {data['created']}, confirmed {data['confirmed']}")
+    elif command == "forget":
+        print(f"{'purged' if data['purged'] else data['status']} {data['id']}")
+    else:
+        for key, value in data.items():
+            print(f"{key}: {value}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = Settings(db=args.db, **({"encoding": args.encoding} if args.encoding else {}))
+    except ValueError as exc:
+        print(f"nous: error: {exc.errors()[0]['msg'] if hasattr(exc, 'errors') else exc}",  # type: ignore[attr-defined]
+              file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        engine = Engine(settings, args.workspace or Path.cwd())
+        data = args.handler(engine, args)
+    except NousError as exc:
+        print(f"nous: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"nous: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    if args.json:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_text(args.command, data)
+    return 0

@@ -1,0 +1,1 @@
+"""Memory: the store, its schema and lifecycle, the embedder and token counting."""

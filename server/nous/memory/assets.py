@@ -1,0 +1,86 @@
+"""Locating and verifying the model files Nous runs on (never downloaded at run time).
+
+`models/manifest.json` names each file with its sha256. The directory is `NOUS_MODELS_DIR` when set,
+else the repository's `models/` beside the installed source tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from nous.errors import AssetError
+
+MODELS_ENV = "NOUS_MODELS_DIR"
+
+
+def models_dir() -> Path:
+    """The folder holding `manifest.json` and the files it lists."""
+    env = os.environ.get(MODELS_ENV)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "models"
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One verified file from the manifest."""
+
+    name: str
+    path: Path
+    sha256: str
+
+
+@cache
+def _manifest(directory: Path) -> dict[str, Any]:
+    path = directory / "manifest.json"
+    if not path.is_file():
+        raise AssetError(
+            f"model manifest not found at {path}; set {MODELS_ENV} to the folder holding "
+            "manifest.json (the repository's models/ folder)"
+        )
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AssetError(f"cannot read {path}: {exc}") from exc
+    return data
+
+
+def manifest_entry(section: str, name: str) -> dict[str, Any]:
+    """The raw manifest entry `section.name` (e.g. `encodings.o200k_base`)."""
+    directory = models_dir()
+    entries = _manifest(directory).get(section, {})
+    if name not in entries:
+        known = ", ".join(sorted(entries)) or "none"
+        raise AssetError(f"unknown {section[:-1]} {name!r} (available: {known})")
+    entry: dict[str, Any] = entries[name]
+    return entry
+
+
+@cache
+def _verified(path: Path, sha256: str) -> None:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise AssetError(f"model file missing or unreadable: {path} ({exc.strerror})") from exc
+    if digest.hexdigest() != sha256:
+        raise AssetError(
+            f"checksum mismatch for {path}: expected {sha256}, got {digest.hexdigest()}; "
+            "restore the file from the repository (git checkout -- models/)"
+        )
+
+
+def asset(section: str, name: str, key: str) -> Asset:
+    """The file `section.name.key` (`{"path", "sha256"}`), checked against its sha256 once."""
+    file_entry = manifest_entry(section, name)[key]
+    path = models_dir() / file_entry["path"]
+    _verified(path, file_entry["sha256"])
+    return Asset(name=name, path=path, sha256=file_entry["sha256"])

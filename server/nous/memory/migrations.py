@@ -1,0 +1,175 @@
+"""Numbered, append-only schema migrations. Never edit a released step: add the next one.
+
+Each step runs inside the caller's `BEGIN IMMEDIATE` transaction, so two processes opening a new
+file at once apply it exactly once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (
+        1,
+        "memories, full-text index, transitions, usage, sessions, fingerprints",
+        """
+        CREATE TABLE memories (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            content TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            micro TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            last_seen_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            status_changed_at TEXT NOT NULL,
+            confidence REAL NOT NULL DEFAULT 1.0,
+            importance REAL NOT NULL DEFAULT 0.5,
+            outcome TEXT,
+            confirmations INTEGER NOT NULL DEFAULT 0,
+            activations INTEGER NOT NULL DEFAULT 0,
+            frequency INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT 'manual',
+            content_hash TEXT NOT NULL,
+            superseded_by TEXT,
+            tags TEXT NOT NULL DEFAULT '[]',
+            pinned INTEGER NOT NULL DEFAULT 0,
+            embedding BLOB NOT NULL,
+            embedding_model TEXT NOT NULL,
+            change_seq INTEGER NOT NULL,
+            UNIQUE (scope, content_hash)
+        );
+        CREATE INDEX memories_kind_status ON memories (kind, status);
+        CREATE INDEX memories_scope ON memories (scope);
+        CREATE INDEX memories_change_seq ON memories (change_seq);
+        CREATE INDEX memories_source ON memories (source);
+
+        CREATE VIRTUAL TABLE memories_fts USING fts5 (
+            content, tags, content='memories', content_rowid='seq',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts (rowid, content, tags) VALUES (new.seq, new.content, new.tags);
+        END;
+        CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, content, tags)
+            VALUES ('delete', old.seq, old.content, old.tags);
+        END;
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, tags ON memories BEGIN
+            INSERT INTO memories_fts (memories_fts, rowid, content, tags)
+            VALUES ('delete', old.seq, old.content, old.tags);
+            INSERT INTO memories_fts (rowid, content, tags) VALUES (new.seq, new.content, new.tags);
+        END;
+
+        CREATE TABLE tombstones (
+            memory_id TEXT NOT NULL,
+            change_seq INTEGER NOT NULL
+        );
+        CREATE INDEX tombstones_change_seq ON tombstones (change_seq);
+        CREATE TRIGGER memories_tombstone AFTER DELETE ON memories BEGIN
+            INSERT INTO tombstones (memory_id, change_seq)
+            VALUES (old.id, (SELECT value FROM counters WHERE name = 'change_seq'));
+        END;
+
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO counters (name, value) VALUES ('change_seq', 0);
+
+        CREATE TABLE transitions (
+            id INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            from_status TEXT,
+            to_status TEXT NOT NULL,
+            at TEXT NOT NULL,
+            reason TEXT NOT NULL
+        );
+        CREATE INDEX transitions_memory ON transitions (memory_id);
+
+        CREATE TABLE usage (
+            id INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            referenced INTEGER NOT NULL,
+            overlap REAL NOT NULL DEFAULT 0
+        );
+        CREATE INDEX usage_memory ON usage (memory_id, at);
+
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            project TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            used INTEGER NOT NULL DEFAULT 0,
+            cap INTEGER NOT NULL,
+            recalls INTEGER NOT NULL DEFAULT 0,
+            injected TEXT NOT NULL DEFAULT '[]'
+        );
+
+        CREATE TABLE fingerprints (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT,
+            at TEXT NOT NULL,
+            frame TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            complexity TEXT NOT NULL,
+            file_count INTEGER NOT NULL,
+            file_hash TEXT NOT NULL,
+            profile TEXT,
+            total_tokens INTEGER NOT NULL,
+            budget INTEGER NOT NULL,
+            kinds TEXT NOT NULL,
+            compression_ratio REAL NOT NULL,
+            tier_counts TEXT NOT NULL,
+            selected INTEGER NOT NULL,
+            available INTEGER NOT NULL
+        );
+        """,
+    ),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+    return int(row[0] or 0)
+
+
+def apply(conn: sqlite3.Connection, applied_at: str) -> list[int]:
+    """Apply every step newer than the file's version; returns the versions applied.
+
+    The caller holds a write transaction (`BEGIN IMMEDIATE`).
+    """
+    done = []
+    version = current_version(conn)
+    for number, name, sql in MIGRATIONS:
+        if number <= version:
+            continue
+        for statement in _statements(sql):
+            conn.execute(statement)
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (number, name, applied_at),
+        )
+        done.append(number)
+    return done
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies whole."""
+    out, buffer = [], ""
+    for line in sql.strip().splitlines():
+        buffer += line + "\n"
+        if sqlite3.complete_statement(buffer):
+            out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out

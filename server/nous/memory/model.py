@@ -1,0 +1,125 @@
+"""The memory record (SPEC §1): kinds, scopes, fields, and the draft a writer hands the store."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from nous.errors import InvalidMemory
+
+KINDS = (
+    "decision",
+    "fact",
+    "procedure",
+    "episode",
+    "constraint",
+    "preference",
+    "correction",
+    "convention",
+    "note",
+)
+OUTCOMES = ("success", "partial", "pending", "failure")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+_SCOPE_RE = re.compile(r"^(universal|language:[a-z0-9_+#.-]{1,40}|project:[^\s]{1,200})$")
+
+
+def now() -> str:
+    """UTC now as ISO-8601 with a `Z`, millisecond precision (sorts as text)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def parse_time(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def check_kind(kind: str) -> str:
+    """A known kind, or any lowercase word (the vocabulary is open)."""
+    kind = kind.strip().lower()
+    if not _KIND_RE.match(kind):
+        raise InvalidMemory(
+            f"invalid kind {kind!r}: use one of {', '.join(KINDS)} (or a lowercase word)"
+        )
+    return kind
+
+
+def check_scope(scope: str) -> str:
+    scope = scope.strip()
+    if not _SCOPE_RE.match(scope):
+        raise InvalidMemory(
+            f"invalid scope {scope!r}: use 'universal', 'language:<id>' or 'project:<id>'"
+        )
+    return scope
+
+
+def check_unit(name: str, value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise InvalidMemory(f"{name} must be between 0 and 1, got {value}")
+    return float(value)
+
+
+class Draft(BaseModel):
+    """What a writer asks the store to remember; the store derives everything else."""
+
+    kind: str
+    content: str
+    scope: str | None = None
+    """`universal`, `language:<id>` or `project:<id>`; the engine fills in `None` as this
+    project, the store as `universal`."""
+    tags: list[str] = Field(default_factory=list)
+    confidence: float = 1.0
+    importance: float = 0.5
+    outcome: str | None = None
+    source: str = "manual"
+    status: str | None = None
+    """Initial lifecycle state; `None` means the kind's starting state."""
+    superseded_by: str | None = None
+
+    def validated(self) -> Draft:
+        """A copy with every field checked and normalised, or `InvalidMemory`."""
+        if not self.content or not self.content.strip():
+            raise InvalidMemory("content is empty")
+        if self.outcome is not None and self.outcome not in OUTCOMES:
+            raise InvalidMemory(f"invalid outcome {self.outcome!r}: use one of {', '.join(OUTCOMES)}")
+        return self.model_copy(
+            update={
+                "kind": check_kind(self.kind),
+                "scope": check_scope(self.scope or "universal"),
+                "confidence": check_unit("confidence", self.confidence),
+                "importance": check_unit("importance", self.importance),
+                "tags": sorted({t.strip() for t in self.tags if t.strip()}),
+            }
+        )
+
+
+class Memory(BaseModel):
+    """One stored memory with its three renderings and typed metadata."""
+
+    id: str
+    kind: str
+    scope: str
+    content: str
+    summary: str
+    micro: str
+    created_at: str
+    updated_at: str
+    last_seen_at: str
+    status: str
+    status_changed_at: str
+    confidence: float
+    importance: float
+    outcome: str | None
+    confirmations: int
+    activations: int
+    frequency: int
+    source: str
+    content_hash: str
+    superseded_by: str | None
+    tags: list[str]
+    pinned: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """The record as JSON-ready data (no embedding)."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,397 @@
+"""The memory store: one SQLite file (WAL) with the memories, their full-text index and vectors.
+
+Every write is one short `BEGIN IMMEDIATE` transaction (embedding and secret scanning happen
+before it opens), so several processes can share a file without lost or duplicated rows. The same
+normalised text written twice in one scope is a confirmation of the first row, never a second one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import platformdirs
+import sqlite_utils
+
+from nous.errors import InvalidMemory, StoreError, UnknownMemory
+from nous.memory import lifecycle, migrations, renderings, secrets
+from nous.memory.embedder import Embedder, Vector
+from nous.memory.model import OUTCOMES, Draft, Memory, now
+from nous.memory.secrets import Redaction
+from nous.memory.tokens import TokenCounter
+from nous.memory.vectors import VectorIndex
+
+log = logging.getLogger(__name__)
+
+DB_ENV = "NOUS_DB"
+BUSY_TIMEOUT_MS = 10_000
+JOURNAL_LIMIT = 64 * 1024 * 1024
+EXCLUDED_STATUSES = ("inactive", "retired")
+_COLUMNS = (
+    "id, kind, scope, content, summary, micro, created_at, updated_at, last_seen_at, status, "
+    "status_changed_at, confidence, importance, outcome, confirmations, activations, frequency, "
+    "source, content_hash, superseded_by, tags, pinned"
+)
+_STOPWORDS = frozenset(
+    "a an and are as at be but by did do does for from had has have how i if in into is it its "
+    "me my no not of on or our so than that the their them then there these they this to us "
+    "was we were what when where which who why will with would you your".split()
+)
+
+
+def default_path() -> Path:
+    """`NOUS_DB` when set, else `<user data dir>/nous/memory.db` (never inside a workspace)."""
+    env = os.environ.get(DB_ENV)
+    return Path(env) if env else Path(platformdirs.user_data_dir("nous")) / "memory.db"
+
+
+@dataclass
+class WriteResult:
+    """What a remember did: the row, `created` or `confirmed`, and the redactions made."""
+
+    memory: Memory
+    status: str
+    redactions: list[Redaction] = field(default_factory=list)
+
+
+@dataclass
+class _Prepared:
+    draft: Draft
+    content: str
+    content_hash: str
+    summary: str
+    micro: str
+    redactions: list[Redaction]
+
+
+class MemoryStore:
+    """All reads and writes of one memory database; use from one thread."""
+
+    def __init__(self, path: Path | str, embedder: Embedder, counter: TokenCounter) -> None:
+        self.path = Path(path)
+        self.embedder = embedder
+        self.counter = counter
+        try:
+            if str(path) != ":memory:":
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(
+                str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
+            )
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_LIMIT}")
+            with self.write():
+                migrations.apply(self.conn, now())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open memory database {path}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"cannot create memory database {path}: {exc.strerror}") from exc
+        self.db = sqlite_utils.Database(self.conn)
+        self.index = VectorIndex(embedder.dimension)
+        self.index.sync(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One `BEGIN IMMEDIATE` transaction; rolled back on any error."""
+        for attempt in range(5):
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == 4:
+                    raise StoreError(f"memory database is busy: {exc}") from exc
+                time.sleep(0.05 * (attempt + 1))
+        try:
+            yield self.conn
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def _next_change(self) -> int:
+        row = self.conn.execute(
+            "UPDATE counters SET value = value + 1 WHERE name = 'change_seq' RETURNING value"
+        ).fetchone()
+        return int(row[0])
+
+    def _after_write(self) -> None:
+        self.index.pull(self.conn)
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def _prepare(self, draft: Draft) -> _Prepared:
+        draft = draft.validated()
+        clean, found = secrets.redact(renderings.normalise(draft.content))
+        args = (draft.outcome, draft.confidence, self.counter)
+        return _Prepared(
+            draft=draft,
+            content=clean,
+            content_hash=renderings.content_hash(clean),
+            summary=renderings.summary(draft.kind, clean, *args),
+            micro=renderings.micro(draft.kind, clean, *args),
+            redactions=found,
+        )
+
+    def remember(self, draft: Draft) -> WriteResult:
+        """Store one memory, or confirm the existing one with the same text in the same scope."""
+        return self.remember_many([draft])[0]
+
+    def remember_many(self, drafts: Sequence[Draft]) -> list[WriteResult]:
+        """Store a batch: embedded together first, then written in one short transaction."""
+        prepared = [self._prepare(d) for d in drafts]
+        known = self._existing_keys([(p.draft.scope, p.content_hash) for p in prepared])
+        todo = [p for p in prepared if (p.draft.scope, p.content_hash) not in known]
+        vectors = dict(
+            zip(
+                [id(p) for p in todo],
+                self.embedder.embed_many([p.content for p in todo]),
+                strict=True,
+            )
+        )
+        results = []
+        with self.write():
+            change = self._next_change()
+            for p in prepared:
+                vector = vectors.get(id(p))
+                if vector is None and not self._exists(p):
+                    vector = self.embedder.embed(p.content)  # purged since we looked: rare
+                results.append(self._write_one(p, vector, change))
+        self._after_write()
+        return results
+
+    def _existing_keys(self, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        found: set[tuple[str, str]] = set()
+        for start in range(0, len(keys), 400):
+            chunk = keys[start : start + 400]
+            clause = " OR ".join("(scope = ? AND content_hash = ?)" for _ in chunk)
+            flat = [v for pair in chunk for v in pair]
+            found |= set(
+                self.conn.execute(
+                    f"SELECT scope, content_hash FROM memories WHERE {clause}", flat
+                ).fetchall()
+            )
+        return found
+
+    def _exists(self, p: _Prepared) -> bool:
+        return bool(self._existing_keys([(p.draft.scope, p.content_hash)]))
+
+    def _write_one(self, p: _Prepared, vector: Vector | None, change: int) -> WriteResult:
+        row = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE scope = ? AND content_hash = ?",
+            (p.draft.scope, p.content_hash),
+        ).fetchone()
+        stamp = now()
+        if row is not None:
+            old = _memory(row)
+            confirmations = old.confirmations + 1
+            status = lifecycle.on_confirm(old.kind, old.status, confirmations)
+            self.conn.execute(
+                "UPDATE memories SET confirmations = ?, last_seen_at = ?, updated_at = ?, "
+                "status = ?, status_changed_at = ?, change_seq = ? WHERE id = ?",
+                (
+                    confirmations,
+                    stamp,
+                    stamp,
+                    status,
+                    stamp if status != old.status else old.status_changed_at,
+                    change,
+                    old.id,
+                ),
+            )
+            if status != old.status:
+                self._log_transition(old.id, old.status, status, stamp, "confirmed")
+            return WriteResult(self.get(old.id), "confirmed", p.redactions)
+        assert vector is not None
+        d = p.draft
+        status = d.status or lifecycle.initial(d.kind)
+        if status not in lifecycle.machine(d.kind).edges:
+            raise InvalidMemory(f"{status!r} is not a state of a {d.kind}")
+        memory_id = uuid.uuid4().hex
+        self.conn.execute(
+            f"INSERT INTO memories ({_COLUMNS}, embedding, embedding_model, change_seq) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?)",
+            (
+                memory_id, d.kind, d.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
+                status, stamp, d.confidence, d.importance, d.outcome, d.source, p.content_hash,
+                d.superseded_by, json.dumps(d.tags), _blob(vector), self.embedder.name, change,
+            ),
+        )  # fmt: skip
+        self._log_transition(memory_id, None, status, stamp, "created")
+        return WriteResult(self.get(memory_id), "created", p.redactions)
+
+    def _log_transition(
+        self, memory_id: str, old: str | None, new: str, at: str, reason: str
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO transitions (memory_id, from_status, to_status, at, reason) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (memory_id, old, new, at, reason),
+        )
+
+    def transition(self, memory_id: str, target: str, reason: str) -> Memory:
+        """Move a memory to `target` if its kind allows it, else `InvalidTransition`."""
+        with self.write():
+            memory = self.get(memory_id)
+            lifecycle.check(memory.kind, memory.status, target)
+            self._set_status(memory, target, reason)
+        self._after_write()
+        return self.get(memory_id)
+
+    def _set_status(self, memory: Memory, target: str, reason: str, **extra: Any) -> None:
+        stamp = now()
+        sets = ", ".join(f"{k} = ?" for k in extra)
+        self.conn.execute(
+            "UPDATE memories SET status = ?, status_changed_at = ?, updated_at = ?, "
+            f"change_seq = ?{', ' + sets if sets else ''} WHERE id = ?",
+            (target, stamp, stamp, self._next_change(), *extra.values(), memory.id),
+        )
+        if target != memory.status:
+            self._log_transition(memory.id, memory.status, target, stamp, reason)
+
+    def forget(self, memory_id: str, purge: bool = False) -> Memory:
+        """Mark inactive (kept, excluded from context); `purge` deletes the row for good."""
+        with self.write():
+            memory = self.get(memory_id)
+            if purge:
+                if memory.kind == "decision":
+                    raise InvalidMemory("decisions are never deleted; forget marks them inactive")
+                self._next_change()
+                self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+                self.conn.execute("DELETE FROM usage WHERE memory_id = ?", (memory_id,))
+            else:
+                target = lifecycle.on_forget(memory.kind, memory.status)
+                self._set_status(memory, target, "forgotten")
+        self._after_write()
+        return memory if purge else self.get(memory_id)
+
+    def supersede(self, old_id: str, new_id: str) -> Memory:
+        """Mark `old_id` superseded by `new_id` (still searchable, ranked lower)."""
+        if old_id == new_id:
+            raise InvalidMemory("a memory cannot supersede itself")
+        with self.write():
+            old = self.get(old_id)
+            self.get(new_id)
+            target = lifecycle.on_supersede(old.kind, old.status)
+            self._set_status(old, target, f"superseded by {new_id}", superseded_by=new_id)
+        self._after_write()
+        return self.get(old_id)
+
+    def set_outcome(self, memory_id: str, outcome: str) -> Memory:
+        """Log a decision's or procedure's outcome (a decision becomes `reviewed`)."""
+        if outcome not in OUTCOMES:
+            raise InvalidMemory(f"invalid outcome {outcome!r}: use one of {', '.join(OUTCOMES)}")
+        with self.write():
+            memory = self.get(memory_id)
+            target = lifecycle.on_outcome(memory.kind, memory.status, outcome)
+            args = (outcome, memory.confidence, self.counter)
+            self._set_status(
+                memory,
+                target,
+                f"outcome {outcome}",
+                outcome=outcome,
+                summary=renderings.summary(memory.kind, memory.content, *args),
+                micro=renderings.micro(memory.kind, memory.content, *args),
+            )
+        self._after_write()
+        return self.get(memory_id)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory:
+        row = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None:
+            raise UnknownMemory(memory_id)
+        return _memory(row)
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
+        out: dict[str, Memory] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn.execute(
+                f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk
+            ):
+                memory = _memory(row)
+                out[memory.id] = memory
+        return out
+
+    def vector_search(
+        self, query: Vector, k: int, scopes: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, cosine) among memories not excluded by their lifecycle state."""
+        self.index.sync(self.conn)
+        return self.index.search(query, k, scopes)
+
+    def text_search(
+        self, query: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, BM25 score, higher is better) by FTS5 over an OR of the query's words."""
+        match = fts_query(query)
+        if not match or k <= 0:
+            return []
+        where = f"m.status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
+        params: list[Any] = [match, *EXCLUDED_STATUSES]
+        if scopes is not None:
+            where += f" AND m.scope IN ({','.join('?' * len(scopes))})"
+            params += list(scopes)
+        rows = self.conn.execute(
+            "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
+            "JOIN memories m ON m.seq = memories_fts.rowid "
+            f"WHERE memories_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            (*params, k),
+        ).fetchall()
+        return [(memory_id, -float(rank)) for memory_id, rank in rows]
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """{kind: {status: n}}."""
+        out: dict[str, dict[str, int]] = {}
+        for kind, status, n in self.conn.execute(
+            "SELECT kind, status, count(*) FROM memories GROUP BY kind, status ORDER BY kind"
+        ):
+            out.setdefault(kind, {})[status] = n
+        return out
+
+    def size_bytes(self) -> int:
+        files = [self.path, Path(f"{self.path}-wal")]
+        return sum(p.stat().st_size for p in files if p.exists())
+
+    def integrity(self) -> str:
+        return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 expression: the query's non-stop words, quoted, joined with OR."""
+    words = [w for w in re.findall(r"\w+", text.lower()) if w not in _STOPWORDS]
+    unique = list(dict.fromkeys(words))[:64]
+    return " OR ".join(f'"{w}"' for w in unique)
+
+
+def _blob(vector: Vector) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def _memory(row: Sequence[Any]) -> Memory:
+    names = [c.strip() for c in _COLUMNS.split(",")]
+    data = dict(zip(names, row, strict=True))
+    data["tags"] = json.loads(data["tags"])
+    data["pinned"] = bool(data["pinned"])
+    return Memory(**data)

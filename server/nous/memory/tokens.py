@@ -1,0 +1,97 @@
+"""Token counting with tiktoken, offline.
+
+The BPE files ship gzipped in `models/`; at first use they are unpacked into a private cache
+folder under the name tiktoken looks for, `TIKTOKEN_CACHE_DIR` is pointed there, and tiktoken
+verifies the content hash itself. Counting uses `encode_ordinary`, so special-token text in a
+memory is counted as text instead of raising.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+import platformdirs
+
+from nous.errors import AssetError
+from nous.memory import assets
+
+DEFAULT_ENCODING = "o200k_base"
+ENCODINGS = ("o200k_base", "cl100k_base")
+_lock = threading.Lock()
+
+
+class TokenCounter(Protocol):
+    """What the rest of Nous needs from an encoding."""
+
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+    def truncate(self, text: str, max_tokens: int) -> str: ...
+
+
+class TiktokenCounter:
+    """Counts and truncates with one tiktoken encoding."""
+
+    def __init__(self, name: str) -> None:
+        import tiktoken
+
+        self.name = name
+        self._encoding = tiktoken.get_encoding(name)
+
+    def count(self, text: str) -> int:
+        return len(self._encoding.encode_ordinary(text))
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        ids = self._encoding.encode_ordinary(text)
+        if len(ids) <= max_tokens:
+            return text
+        return self._encoding.decode(ids[: max(0, max_tokens)])
+
+
+def _cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir("nous")) / "tiktoken"
+
+
+def _seed_cache(name: str) -> Path:
+    """Unpack the encoding into the cache folder tiktoken reads (atomically, once)."""
+    entry = assets.manifest_entry("encodings", name)
+    source = assets.asset("encodings", name, "file")
+    folder = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or _cache_dir())
+    target = folder / entry["cache_key"]
+    if target.is_file():
+        return folder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, delete=False) as tmp:
+            with gzip.open(source.path, "rb") as packed:
+                tmp.write(packed.read())
+        os.replace(tmp.name, target)
+    except OSError as exc:
+        raise AssetError(f"cannot unpack token encoding {name} into {folder}: {exc}") from exc
+    return folder
+
+
+@cache
+def counter(name: str = DEFAULT_ENCODING) -> TiktokenCounter:
+    """The shared counter for an encoding (`o200k_base` or `cl100k_base`); loads once."""
+    if name not in ENCODINGS:
+        raise AssetError(f"unknown token encoding {name!r} (use one of: {', '.join(ENCODINGS)})")
+    with _lock:
+        folder = _seed_cache(name)
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+        try:
+            return TiktokenCounter(name)
+        except Exception as exc:  # tiktoken raises bare exceptions on a bad/missing file
+            raise AssetError(f"cannot load token encoding {name}: {exc}") from exc
+
+
+def count(text: str, encoding: str = DEFAULT_ENCODING) -> int:
+    """Tokens in `text` with the named encoding."""
+    return counter(encoding).count(text)

@@ -1,0 +1,122 @@
+"""The in-memory vector index: one normalised float32 matrix for top-k by dot product.
+
+It mirrors the `memories` table. Before answering, `sync` asks SQLite whether any other
+connection committed (`PRAGMA data_version`); if so it pulls only rows whose `change_seq` moved
+and drops tombstoned ids, so a second editor window's writes are seen without a full reload.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from nous.memory import lifecycle
+
+Matrix = npt.NDArray[np.float32]
+
+
+class VectorIndex:
+    """Rows of (id, scope, excluded?, vector) with a growable matrix."""
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self._matrix: Matrix = np.zeros((1024, dimension), dtype=np.float32)
+        self._size = 0
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._scope_code = np.zeros(1024, dtype=np.int32)
+        self._live = np.zeros(1024, dtype=bool)
+        self._scopes: dict[str, int] = {}
+        self.change_seq = 0
+        self._data_version: int | None = None
+
+    def __len__(self) -> int:
+        return int(self._live[: self._size].sum())
+
+    # -- keeping in step with the table ---------------------------------------------------------
+
+    def sync(self, conn: sqlite3.Connection) -> bool:
+        """Pull changes committed by any connection since the last sync; True if any."""
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        return self.pull(conn)
+
+    def pull(self, conn: sqlite3.Connection) -> bool:
+        """Apply rows and tombstones newer than `change_seq` (also after this process's writes)."""
+        top = int(
+            conn.execute("SELECT value FROM counters WHERE name = 'change_seq'").fetchone()[0]
+        )
+        if top == self.change_seq:
+            return False
+        rows = conn.execute(
+            "SELECT id, scope, kind, status, embedding FROM memories WHERE change_seq > ?",
+            (self.change_seq,),
+        ).fetchall()
+        for memory_id, scope, kind, status, blob in rows:
+            self.put(memory_id, scope, not lifecycle.is_excluded(kind, status), blob)
+        for (memory_id,) in conn.execute(
+            "SELECT memory_id FROM tombstones WHERE change_seq > ?", (self.change_seq,)
+        ):
+            self.remove(memory_id)
+        self.change_seq = top
+        return True
+
+    def put(self, memory_id: str, scope: str, live: bool, blob: bytes | Matrix) -> None:
+        vector = np.frombuffer(blob, dtype="<f4") if isinstance(blob, bytes) else blob
+        row = self._row.get(memory_id)
+        if row is None:
+            if self._size == len(self._matrix):
+                self._grow()
+            row = self._size
+            self._size += 1
+            self._ids.append(memory_id)
+            self._row[memory_id] = row
+        self._matrix[row] = vector
+        self._scope_code[row] = self._scopes.setdefault(scope, len(self._scopes))
+        self._live[row] = live
+
+    def remove(self, memory_id: str) -> None:
+        row = self._row.get(memory_id)
+        if row is not None:
+            self._live[row] = False
+
+    def _grow(self) -> None:
+        capacity = len(self._matrix) * 2
+        matrix = np.zeros((capacity, self.dimension), dtype=np.float32)
+        matrix[: self._size] = self._matrix[: self._size]
+        self._matrix = matrix
+        self._scope_code = np.resize(self._scope_code, capacity)
+        live = np.zeros(capacity, dtype=bool)
+        live[: self._size] = self._live[: self._size]
+        self._live = live
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def search(
+        self, query: Matrix, k: int, scopes: Iterable[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, cosine) among live rows, restricted to `scopes` when given."""
+        if self._size == 0 or k <= 0:
+            return []
+        mask = self._live[: self._size].copy()
+        if scopes is not None:
+            codes = [self._scopes[s] for s in scopes if s in self._scopes]
+            mask &= np.isin(self._scope_code[: self._size], codes)
+        allowed = int(mask.sum())
+        if allowed == 0:
+            return []
+        scores = self._matrix[: self._size] @ query
+        scores[~mask] = -np.inf
+        k = min(k, allowed)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top])]
+        return [(self._ids[int(i)], float(scores[i])) for i in top]
+
+    def vectors(self, ids: Iterable[str]) -> dict[str, Matrix]:
+        """The stored vectors of the given ids (those present)."""
+        return {i: self._matrix[self._row[i]] for i in ids if i in self._row}

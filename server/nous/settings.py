@@ -1,0 +1,59 @@
+"""The one `Settings` model: defaults, overridable by the CLI, the environment and the client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from nous.memory.tokens import ENCODINGS
+
+
+class Settings(BaseModel):
+    """Every knob Nous has; the VS Code extension's `nous.*` settings map onto these fields."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    db: Path | None = None
+    """Memory database; default `NOUS_DB`, else the per-user data directory."""
+    encoding: str = "o200k_base"
+    """tiktoken encoding used to count every budget (`o200k_base` or `cl100k_base`)."""
+    embedding_model: str = "all-MiniLM-L6-v2"
+    """Embedding model name from `models/manifest.json`."""
+    recall_budget: int = Field(default=500, ge=20, le=100_000)
+    """Tokens per `nous/recall` answer."""
+    startup_budget: int = Field(default=2000, ge=50, le=200_000)
+    """Tokens of the startup injection."""
+    session_cap: int = Field(default=3000, ge=50, le=1_000_000)
+    """Tokens injected per chat session across startup, recalls and expands."""
+    max_recalls_per_session: int = Field(default=2, ge=0, le=1000)
+    """How many `nous/recall` injections one session may make."""
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str) -> str:
+        if value not in ENCODINGS:
+            raise ValueError(f"must be one of {', '.join(ENCODINGS)}")
+        return value
+
+
+def load(options: dict[str, object] | None) -> tuple[Settings, list[str]]:
+    """Settings from a dict (e.g. `initializationOptions`); a bad value is reported and its
+    default kept, the rest still apply. Returns the settings and one message per problem."""
+    settings = Settings()
+    problems: list[str] = []
+    for key, value in (options or {}).items():
+        name = key if key in Settings.model_fields else _snake(key)
+        if name not in Settings.model_fields:
+            problems.append(f"unknown setting {key!r} ignored")
+            continue
+        try:
+            setattr(settings, name, value)
+        except ValidationError as exc:
+            reason = exc.errors()[0]["msg"]
+            problems.append(f"setting {key!r} = {value!r} is invalid ({reason}); default kept")
+    return settings, problems
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)

@@ -1,0 +1,1 @@
+"""Workspace awareness: project identity, language/task detection, watching and harvesting."""

@@ -1,0 +1,35 @@
+"""Shared fixtures: a real SQLite file per test, real token counting, the real model once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nous.memory import tokens
+from nous.memory.embedder import HashEmbedder, OnnxEmbedder, default_embedder
+from nous.memory.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def real_embedder() -> OnnxEmbedder:
+    return default_embedder()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[MemoryStore]:
+    """A store on a real file with the deterministic embedder (pure-logic tests)."""
+    s = MemoryStore(tmp_path / "memory.db", HashEmbedder(), tokens.counter())
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def real_store(tmp_path: Path, real_embedder: OnnxEmbedder) -> Iterator[MemoryStore]:
+    """A store on a real file with the real ONNX model."""
+    s = MemoryStore(tmp_path / "memory.db", real_embedder, tokens.counter())
+    yield s
+    s.close()
