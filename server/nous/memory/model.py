@@ -82,7 +82,9 @@ class Draft(BaseModel):
         if not self.content or not self.content.strip():
             raise InvalidMemory("content is empty")
         if self.outcome is not None and self.outcome not in OUTCOMES:
-            raise InvalidMemory(f"invalid outcome {self.outcome!r}: use one of {', '.join(OUTCOMES)}")
+            raise InvalidMemory(
+                f"invalid outcome {self.outcome!r}: use one of {', '.join(OUTCOMES)}"
+            )
         return self.model_copy(
             update={
                 "kind": check_kind(self.kind),

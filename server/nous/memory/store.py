@@ -44,9 +44,68 @@ _COLUMNS = (
     "source, content_hash, superseded_by, tags, pinned"
 )
 _STOPWORDS = frozenset(
-    "a an and are as at be but by did do does for from had has have how i if in into is it its "
-    "me my no not of on or our so than that the their them then there these they this to us "
-    "was we were what when where which who why will with would you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
 )
 
 
@@ -68,6 +127,7 @@ class WriteResult:
 @dataclass
 class _Prepared:
     draft: Draft
+    scope: str
     content: str
     content_hash: str
     summary: str
@@ -115,7 +175,7 @@ class MemoryStore:
                 self.conn.execute("BEGIN IMMEDIATE")
                 break
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == 4:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == 4:
                     raise StoreError(f"memory database is busy: {exc}") from exc
                 time.sleep(0.05 * (attempt + 1))
         try:
@@ -142,6 +202,7 @@ class MemoryStore:
         args = (draft.outcome, draft.confidence, self.counter)
         return _Prepared(
             draft=draft,
+            scope=draft.scope or "universal",
             content=clean,
             content_hash=renderings.content_hash(clean),
             summary=renderings.summary(draft.kind, clean, *args),
@@ -156,8 +217,8 @@ class MemoryStore:
     def remember_many(self, drafts: Sequence[Draft]) -> list[WriteResult]:
         """Store a batch: embedded together first, then written in one short transaction."""
         prepared = [self._prepare(d) for d in drafts]
-        known = self._existing_keys([(p.draft.scope, p.content_hash) for p in prepared])
-        todo = [p for p in prepared if (p.draft.scope, p.content_hash) not in known]
+        known = self._existing_keys([(p.scope, p.content_hash) for p in prepared])
+        todo = [p for p in prepared if (p.scope, p.content_hash) not in known]
         vectors = dict(
             zip(
                 [id(p) for p in todo],
@@ -190,12 +251,12 @@ class MemoryStore:
         return found
 
     def _exists(self, p: _Prepared) -> bool:
-        return bool(self._existing_keys([(p.draft.scope, p.content_hash)]))
+        return bool(self._existing_keys([(p.scope, p.content_hash)]))
 
     def _write_one(self, p: _Prepared, vector: Vector | None, change: int) -> WriteResult:
         row = self.conn.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE scope = ? AND content_hash = ?",
-            (p.draft.scope, p.content_hash),
+            (p.scope, p.content_hash),
         ).fetchone()
         stamp = now()
         if row is not None:
@@ -228,7 +289,7 @@ class MemoryStore:
             f"INSERT INTO memories ({_COLUMNS}, embedding, embedding_model, change_seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?)",
             (
-                memory_id, d.kind, d.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
+                memory_id, d.kind, p.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
                 status, stamp, d.confidence, d.importance, d.outcome, d.source, p.content_hash,
                 d.superseded_by, json.dumps(d.tags), _blob(vector), self.embedder.name, change,
             ),

@@ -69,9 +69,11 @@ def _seed_cache(name: str) -> Path:
         return folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, delete=False) as tmp:
-            with gzip.open(source.path, "rb") as packed:
-                tmp.write(packed.read())
+        with (
+            tempfile.NamedTemporaryFile(dir=folder, delete=False) as tmp,
+            gzip.open(source.path, "rb") as packed,
+        ):
+            tmp.write(packed.read())
         os.replace(tmp.name, target)
     except OSError as exc:
         raise AssetError(f"cannot unpack token encoding {name} into {folder}: {exc}") from exc

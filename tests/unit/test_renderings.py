@@ -1,0 +1,37 @@
+"""Renderings and the content hash (real tiktoken counting)."""
+
+from __future__ import annotations
+
+from nous.memory import renderings, tokens
+
+COUNTER = tokens.counter()
+
+
+def test_hash_folds_case_whitespace_and_punctuation() -> None:
+    assert renderings.content_hash("Use  tabs.\n") == renderings.content_hash("use tabs")
+    assert renderings.content_hash("use tabs") != renderings.content_hash("use spaces")
+
+
+def test_summary_keeps_whole_sentences_within_100_tokens() -> None:
+    text = " ".join(f"Sentence number {n} explains one more reason." for n in range(60))
+    summary = renderings.summary("fact", text, None, 1.0, COUNTER)
+    assert summary.startswith("Fact: Sentence number 0")
+    assert summary.endswith(".")
+    assert COUNTER.count(summary) <= renderings.SUMMARY_TOKENS
+
+
+def test_micro_is_one_line_of_the_first_sentence() -> None:
+    text = "Don't push directly to main. Always open a pull request first.\nSecond line."
+    micro = renderings.micro("constraint", text, None, 1.0, COUNTER)
+    assert micro == "Don't push directly to main."
+
+
+def test_micro_cuts_a_long_first_sentence_with_an_ellipsis() -> None:
+    text = "word " * 200
+    micro = renderings.micro("fact", text, "success", 1.0, COUNTER)
+    assert micro.endswith("… [success]") and "\n" not in micro
+    assert COUNTER.count(micro) <= renderings.MICRO_TOKENS + 1
+
+
+def test_normalise_collapses_blank_lines_and_spaces() -> None:
+    assert renderings.normalise("  a \t b\r\n\r\n\r\n\nc ") == "a b\n\nc"
