@@ -7,6 +7,7 @@ Errors print one line on stderr and exit non-zero (1 for a refused operation, 2 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -23,6 +24,13 @@ from nous.memory.model import KINDS, OUTCOMES, Draft
 from nous.settings import Settings
 
 Handler = Callable[[Engine, argparse.Namespace], Any]
+RUNNERS = {
+    "serve": ("nous.lsp.cli", "run the daemon: LSP over stdio (or --tcp PORT on loopback)"),
+    "bench": ("nous.bench.cli", "measure speed, memory and scale"),
+    "eval": ("nous.evaluation.cli", "measure retrieval quality on LoCoMo and SciFact"),
+}
+"""Commands that own their output: each module has `configure(parser)` and `run(args) -> int`,
+and keeps heavy imports inside `run`."""
 
 
 def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -96,6 +104,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", type=Path, help="JSON list or JSON lines of memories")
 
     command("status", _status, "project, counts by kind and status, database, model, encoding")
+
+    for name, (module_name, help_text) in RUNNERS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if not module_name.startswith(exc.name or "\0"):
+                raise
+            continue
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common(p, suppress=True)
+        module.configure(p)
+        p.set_defaults(runner=module.run)
     return parser
 
 
@@ -183,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if getattr(args, "runner", None) is not None:
+        code: int = args.runner(args)
+        return code
     try:
         settings = Settings(db=args.db, **({"encoding": args.encoding} if args.encoding else {}))
     except ValidationError as exc:

@@ -106,6 +106,12 @@ class Engine:
     def forget(self, memory_id: str, purge: bool = False) -> Memory:
         return self.store.forget(memory_id, purge)
 
+    def supersede(self, memory_id: str, new_id: str) -> Memory:
+        return self.store.supersede(memory_id, new_id)
+
+    def outcome(self, memory_id: str, outcome: str) -> Memory:
+        return self.store.set_outcome(memory_id, outcome)
+
     def status(self) -> dict[str, Any]:
         store = self.store
         counts = store.counts()

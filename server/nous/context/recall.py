@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from nous.context import search
 from nous.memory.store import MemoryStore
 
-RRF_K = 60
 HEADING = "## Recalled memories"
 
 
@@ -38,15 +38,6 @@ class RecallResult(BaseModel):
     dropped: list[Dropped] = Field(default_factory=list)
 
 
-def fuse(*rankings: Sequence[tuple[str, float]], k: int = RRF_K) -> list[tuple[str, float]]:
-    """Reciprocal-rank fusion: sum of 1/(k + rank) over the lists each id appears in."""
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, (memory_id, _) in enumerate(ranking, start=1):
-            scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (k + rank)
-    return sorted(scores.items(), key=lambda pair: -pair[1])
-
-
 def recall(
     store: MemoryStore,
     query: str,
@@ -56,9 +47,8 @@ def recall(
     depth: int = 50,
 ) -> RecallResult:
     """The best memories for `query` in `scopes` whose rendered text fits in `budget` tokens."""
-    vector = store.embedder.embed(query)
     wide = depth * 4 if kinds else depth
-    ranked = fuse(store.vector_search(vector, wide, scopes), store.text_search(query, wide, scopes))
+    ranked = search.ranked(store, query, scopes, wide)
     memories = store.get_many([memory_id for memory_id, _ in ranked])
     result = RecallResult(query=query, text="", tokens=0, budget=budget)
     lines: list[str] = []

@@ -1,0 +1,174 @@
+"""Wire models of the custom JSON-RPC methods (SPEC §6): camelCase on the wire, snake_case here.
+
+The daemon validates params with these models and sends `model_dump(mode="json", by_alias=True)`;
+the use cases take and return them, so the CLI and the daemon share one shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+NOUS_CONTEXT = "nous/context"
+NOUS_RECALL = "nous/recall"
+NOUS_REMEMBER = "nous/remember"
+NOUS_FEEDBACK = "nous/feedback"
+NOUS_EXPAND = "nous/expand"
+NOUS_FORGET = "nous/forget"
+NOUS_SUPERSEDE = "nous/supersede"
+NOUS_OUTCOME = "nous/outcome"
+NOUS_STATUS = "nous/status"
+NOUS_BUDGET = "nous/budget"
+NOUS_INDEXED = "nous/indexed"
+
+MAX_TEXT = 200_000
+"""Longest accepted free text (input, query, content, response), in characters."""
+
+
+class Wire(BaseModel):
+    """camelCase aliases, populate by either name, unknown keys ignored, strict numbers."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class Message(Wire):
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str = Field(max_length=MAX_TEXT)
+
+
+class ContextParams(Wire):
+    input: str = Field(default="", max_length=MAX_TEXT)
+    mode: Literal["startup", "turn"] = "turn"
+    session_id: str | None = Field(default=None, max_length=200)
+    conversation: list[Message] = Field(default_factory=list, max_length=500)
+    frame: str | None = None
+    profile: str | None = None
+    budget: int | None = Field(default=None, ge=1, le=1_000_000)
+    model_max_tokens: int | None = Field(default=None, ge=1, le=100_000_000)
+    active_file: str | None = Field(default=None, max_length=4096)
+    injected_instructions: list[str] = Field(default_factory=list, max_length=50)
+    """Instruction-file text the client already injects (AGENTS.md, copilot-instructions)."""
+
+
+class RecallParams(Wire):
+    query: str = Field(min_length=1, max_length=MAX_TEXT)
+    session_id: str | None = Field(default=None, max_length=200)
+    kinds: list[str] | None = Field(default=None, max_length=50)
+    scope: str | None = Field(default=None, max_length=300)
+    budget: int | None = Field(default=None, ge=1, le=1_000_000)
+
+
+class RememberParams(Wire):
+    kind: str = Field(min_length=1, max_length=40)
+    content: str = Field(min_length=1, max_length=MAX_TEXT)
+    scope: str | None = Field(default=None, max_length=300)
+    tags: list[str] = Field(default_factory=list, max_length=50)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    outcome: Literal["success", "partial", "pending", "failure"] | None = None
+    source: str = Field(default="chat", max_length=1000)
+
+
+class FeedbackParams(Wire):
+    session_id: str = Field(min_length=1, max_length=200)
+    response: str = Field(max_length=MAX_TEXT)
+
+
+class IdParams(Wire):
+    id: str = Field(min_length=1, max_length=100)
+
+
+class ForgetParams(IdParams):
+    purge: bool = False
+
+
+class SupersedeParams(IdParams):
+    new_id: str = Field(min_length=1, max_length=100)
+
+
+class OutcomeParams(IdParams):
+    outcome: Literal["success", "partial", "pending", "failure"]
+
+
+class Item(Wire):
+    """One included memory in a manifest."""
+
+    id: str
+    kind: str
+    scope: str
+    layer: str
+    detail: Literal["summary", "micro", "content"]
+    tokens: int
+    score: float
+    terms: dict[str, float] = Field(default_factory=dict)
+    text: str = ""
+    source: str = ""
+
+
+class Dropped(Wire):
+    id: str
+    kind: str
+    reason: Literal[
+        "budget", "duplicate-of-conversation", "duplicate", "low-score", "scope",
+        "profile-excluded", "secret", "session-cap", "excluded-kind",
+    ]  # fmt: skip
+    score: float = 0.0
+    detail: str = ""
+
+
+class Section(Wire):
+    layer: str
+    title: str
+    used: int
+    cap: int
+    items: list[Item] = Field(default_factory=list)
+
+
+class SessionUse(Wire):
+    id: str | None
+    used: int
+    cap: int
+    remaining: int
+    recalls: int = 0
+    cut: bool = False
+    """True when this answer was cut to fit the session cap."""
+
+
+class ContextResult(Wire):
+    text: str
+    tokens: int
+    budget: int
+    frame: str
+    mode: str
+    intent: dict[str, Any] = Field(default_factory=dict)
+    sections: list[Section] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=list)
+    session: SessionUse
+    fingerprint: dict[str, Any] = Field(default_factory=dict)
+    refresh: str | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class RememberResult(Wire):
+    id: str
+    status: Literal["created", "confirmed"]
+    memory_status: str
+    scope: str
+    redactions: list[str] = Field(default_factory=list)
+
+
+class FeedbackResult(Wire):
+    session_id: str
+    referenced: list[str]
+    not_referenced: list[str]
+    overlaps: dict[str, float] = Field(default_factory=dict)
+
+
+class BudgetNotification(Wire):
+    session_id: str | None
+    used: int
+    cap: int
+    layers: list[dict[str, Any]] = Field(default_factory=list)
+    project: str = ""
