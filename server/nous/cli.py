@@ -18,9 +18,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from nous import __version__
+from nous.context.config import FRAMES
 from nous.engine import Engine
 from nous.errors import NousError
 from nous.memory.model import KINDS, OUTCOMES, Draft
+from nous.protocol import ContextParams, FeedbackParams
 from nous.settings import Settings
 
 Handler = Callable[[Engine, argparse.Namespace], Any]
@@ -93,6 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kinds", nargs="*", help="only these kinds")
     p.add_argument("query")
 
+    p = command("context", _context, "the budgeted context for an input (the pipeline)")
+    p.add_argument("--mode", choices=["startup", "turn"], default="turn")
+    p.add_argument("--frame", choices=FRAMES, help="force the frame")
+    p.add_argument("--profile", help="default, knight, squire, royalty, peasant, or configured")
+    p.add_argument("--budget", type=_positive, help="total tokens (default: by mode and frame)")
+    p.add_argument("--session", help="chat session id (startup is counted against its cap)")
+    p.add_argument("--conversation-file", help="JSON list of recent messages, for dedup")
+    p.add_argument("--model-max-tokens", type=_positive, help="the model's input window")
+    p.add_argument("input", nargs="?", default="")
+
+    p = command("feedback", _feedback, "judge which injected memories a reply referenced")
+    p.add_argument("--session", required=True)
+    p.add_argument("response")
+
     p = command("expand", _expand, "show the full record of a memory")
     p.add_argument("id")
 
@@ -136,7 +152,32 @@ def _remember(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _recall(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
-    return engine.recall(args.query, args.budget, args.kinds).model_dump(mode="json")
+    result = engine.recall(args.query, args.budget, args.kinds)
+    return result.model_dump(mode="json", by_alias=True)
+
+
+def _context(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    conversation: list[dict[str, str]] = []
+    if args.conversation_file:
+        try:
+            raw = json.loads(Path(args.conversation_file).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise NousError(f"cannot read conversation file: {exc}") from exc
+        conversation = [m if isinstance(m, dict) else {"content": str(m)} for m in raw]
+    try:
+        params = ContextParams.model_validate(
+            {"input": args.input, "mode": args.mode, "frame": args.frame,
+             "profile": args.profile, "budget": args.budget, "sessionId": args.session,
+             "conversation": conversation, "modelMaxTokens": args.model_max_tokens}
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise NousError(f"invalid request: {exc.errors()[0]['msg']}") from exc
+    return engine.context(params).model_dump(mode="json", by_alias=True)
+
+
+def _feedback(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    params = FeedbackParams(session_id=args.session, response=args.response)
+    return engine.feedback(params).model_dump(mode="json", by_alias=True)
 
 
 def _expand(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
@@ -166,16 +207,23 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
     if command == "remember":
         redacted = f" (redacted: {', '.join(data['redactions'])})" if data["redactions"] else ""
         print(f"{data['status']} {data['id']} [{data['memory']['status']}]{redacted}")
-    elif command == "recall":
-        print(data["text"] or "(nothing recalled)")
-        print(f"\n-- {data['tokens']}/{data['budget']} tokens")
-        for item in data["items"]:
-            print(
-                f"   + {item['id'][:8]} {item['kind']:<10} {item['detail']:<7} "
-                f"{item['tokens']:>3} tok  score {item['score']:.4f}  {item['scope']}"
-            )
+    elif command in ("recall", "context"):
+        print(data["text"] or "(nothing to inject)")
+        print(f"\n-- {data['tokens']}/{data['budget']} tokens · frame {data['frame']}")
+        for section in data["sections"]:
+            print(f"   [{section['layer']}] {section['used']}/{section['cap']}")
+            for item in section["items"]:
+                print(
+                    f"     + {item['id'][:8]} {item['kind']:<10} {item['detail']:<7} "
+                    f"{item['tokens']:>3} tok  score {item['score']:.3f}  {item['scope']}"
+                )
         for drop in data["dropped"]:
-            print(f"   - {drop['id'][:8]} {drop['kind']:<10} dropped: {drop['reason']}")
+            print(f"     - {drop['id'][:8]} {drop['kind']:<10} dropped: {drop['reason']}")
+        for note in data["notes"]:
+            print(f"   note: {note}")
+    elif command == "feedback":
+        print(f"referenced: {', '.join(data['referenced']) or '-'}")
+        print(f"not referenced: {', '.join(data['notReferenced']) or '-'}")
     elif command == "status":
         print(f"project    {data['project']} ({data['projectSource']})")
         print(f"languages  {', '.join(data['languages']) or '-'}")

@@ -13,13 +13,26 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from nous.context.recall import RecallResult, recall
+from nous.context import config as configs
+from nous.context import frame as frames
+from nous.context import pipeline
+from nous.context import session as sessions
+from nous.context.config import Config
 from nous.errors import InvalidMemory
 from nous.memory import embedder as embedders
-from nous.memory import tokens
+from nous.memory import tokens, usage
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft, Memory
 from nous.memory.store import MemoryStore, WriteResult, default_path
+from nous.memory.usage import Session
+from nous.protocol import (
+    ContextParams,
+    ContextResult,
+    FeedbackParams,
+    FeedbackResult,
+    RecallParams,
+    SessionUse,
+)
 from nous.settings import Settings
 from nous.workspace import detect, identity
 
@@ -40,7 +53,11 @@ class Engine:
         self.workspace = Path(workspace).resolve()
         self.project = identity.resolve(self.workspace)
         self.active_language = active_language
+        self.active_file: str | None = None
+        self.task: str | None = None
         self._embedder = embedder
+        self.config: Config
+        self.config, self.problems = configs.load(self.workspace)
 
     @cached_property
     def languages(self) -> list[str]:
@@ -93,12 +110,119 @@ class Engine:
             [d.model_copy(update={"scope": self.resolve_scope(d.scope)}) for d in drafts]
         )
 
+    def view(self, active_file: str | None = None) -> pipeline.View:
+        return pipeline.View(
+            project=self.project.id,
+            project_scope=self.project.scope,
+            languages=list(self.languages),
+            task=self.task,
+            active_file=active_file or self.active_file,
+        )
+
+    def _session(self, session_id: str | None) -> Session:
+        return sessions.open_session(
+            self.store, session_id, self.project.id, self.settings.session_cap
+        )
+
+    def context(self, params: ContextParams) -> ContextResult:
+        """`nous/context`: startup (counted against the session cap) or turn mode."""
+        session = self._session(params.session_id)
+        if params.mode == "startup":
+            requested = params.budget or self.settings.startup_budget
+        else:
+            frame = frames.select(params.input, params.frame)
+            requested = params.budget or self.config.frames.budgets.get(frame, 3000)
+            if params.model_max_tokens:
+                share = self.config.session.model_window_share
+                requested = min(requested, int(params.model_max_tokens * share))
+        granted, note = sessions.grant(session, params.mode, requested)
+        frame_now = frames.select(params.input, params.frame)
+        refresh = (
+            sessions.refresh_reason(self.store, self.config, session, params.input, frame_now)
+            if params.session_id and params.mode == "turn"
+            else None
+        )
+        result = pipeline.assemble(
+            self.store,
+            self.config,
+            self.view(params.active_file),
+            pipeline.Request(
+                input=params.input, mode=params.mode, budget=granted, frame=params.frame,
+                profile=params.profile, conversation=params.conversation,
+                instructions=params.injected_instructions, cut_note=note,
+            ),
+        )  # fmt: skip
+        result.refresh = refresh
+        return self._finish(session, result, counted=params.mode == "startup", cut=bool(note))
+
+    def recall_request(self, params: RecallParams) -> ContextResult:
+        """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
+        session = self._session(params.session_id)
+        requested = params.budget or self.settings.recall_budget
+        note = None
+        if params.session_id and session.recalls >= self.settings.max_recalls_per_session:
+            granted = 0
+            note = (
+                f"recall limit reached: {session.recalls} of "
+                f"{self.settings.max_recalls_per_session} recalls used in this session"
+            )
+        else:
+            granted, note = sessions.grant(session, "recall", requested)
+        view = self.view()
+        if params.scope:
+            wanted = self.resolve_scope(params.scope)
+            view_scopes = [s for s in view.scopes if s == wanted]
+            if not view_scopes:
+                view_scopes = [view.project_scope]
+            view.languages = [
+                s.removeprefix("language:") for s in view_scopes if s.startswith("language:")
+            ]
+        result = pipeline.assemble(
+            self.store,
+            self.config,
+            view,
+            pipeline.Request(
+                input=params.query, mode="recall", budget=granted, kinds=params.kinds,
+                cut_note=note,
+            ),
+        )  # fmt: skip
+        return self._finish(session, result, counted=True, cut=granted < requested)
+
+    def _finish(
+        self, session: Session, result: ContextResult, counted: bool, cut: bool
+    ) -> ContextResult:
+        sessions.record(self.store, session, result, counted)
+        result.session = sessions.use_of(session, cut=cut)
+        return result
+
     def recall(
         self, query: str, budget: int | None = None, kinds: list[str] | None = None
-    ) -> RecallResult:
-        return recall(
-            self.store, query, self.scopes(), budget or self.settings.recall_budget, kinds
+    ) -> ContextResult:
+        """Recall outside any chat session (the CLI)."""
+        return self.recall_request(RecallParams(query=query, budget=budget, kinds=kinds))
+
+    def feedback(self, params: FeedbackParams) -> FeedbackResult:
+        return sessions.feedback(
+            self.store, self.config, self._session(params.session_id), params.response
         )
+
+    def expand_into_session(
+        self, memory_id: str, session_id: str | None
+    ) -> tuple[Memory, SessionUse]:
+        """The full record; with a session, its content counts against the cap (cut to fit)."""
+        memory = self.store.get(memory_id)
+        if not session_id:
+            return memory, SessionUse(id=None, used=0, cap=0, remaining=0)
+        session = self._session(session_id)
+        cost = self.store.counter.count(memory.content)
+        granted, note = sessions.grant(session, "expand", cost)
+        if note:
+            memory = memory.model_copy(
+                update={"content": self.store.counter.truncate(memory.content, granted)}
+            )
+        session.injected.append({"id": memory.id, "text": memory.summary, "judged": False})
+        usage.save_session(self.store, session, min(cost, granted))
+        return memory, sessions.use_of(session, cut=bool(note))
 
     def expand(self, memory_id: str) -> Memory:
         return self.store.get(memory_id)

@@ -1,0 +1,119 @@
+"""Layered allocation (SPEC §2.7) under a hard ceiling.
+
+Items arrive best first. Pass 1 fills each bucket up to its cap (summary if it fits, else micro);
+pass 2 lets unused budget flow to the deferred items in frame-priority order; a final exact count
+of the rendered document removes the lowest-scored items until it fits. Buckets are layers in
+turn mode and scope tiers / note tags in startup mode; rendering always groups by layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from nous.context.render import Block, document, item_line
+from nous.context.score import Scored
+from nous.memory.tokens import TokenCounter
+
+
+@dataclass
+class Placed:
+    scored: Scored
+    layer: str
+    bucket: str
+    detail: str
+    line: str
+    tokens: int
+
+
+@dataclass
+class Allocation:
+    text: str
+    tokens: int
+    placed: list[Placed] = field(default_factory=list)
+    over_budget: list[Scored] = field(default_factory=list)
+    bucket_used: dict[str, int] = field(default_factory=dict)
+
+
+def scale(caps: dict[str, int], total: int) -> dict[str, int]:
+    """Caps scaled proportionally so they sum to `total`."""
+    whole = sum(caps.values()) or 1
+    return {name: cap * total // whole for name, cap in caps.items()}
+
+
+def allocate(
+    items: list[tuple[Scored, str]],
+    blocks: list[Block],
+    layer_kinds: dict[str, list[str]],
+    caps: dict[str, int],
+    bucket_of: Callable[[Scored, str], str],
+    flow_order: list[str],
+    total: int,
+    counter: TokenCounter,
+    micro_first: bool = False,
+) -> Allocation:
+    """Place (scored, layer) items into `blocks` within `total` tokens of rendered text."""
+    by_name = {b.name: b for b in blocks}
+    fixed_text = document(blocks)
+    used = counter.count(fixed_text) if fixed_text else 0
+    while used > total and any(b.fixed for b in blocks):
+        # Too small even for the fixed parts: drop them, least important (last) first.
+        next(b for b in reversed(blocks) if b.fixed).fixed = ""
+        fixed_text = document(blocks)
+        used = counter.count(fixed_text) if fixed_text else 0
+    heading_cost = {b.name: counter.count(f"## {b.title}\n") + 1 for b in blocks}
+    bucket_used: dict[str, int] = {}
+    placed: list[Placed] = []
+    deferred: list[tuple[Scored, str]] = []
+
+    def cost_of(layer: str, line: str) -> int:
+        block = by_name[layer]
+        opening = 0 if (block.lines or block.fixed) else heading_cost[layer]
+        return counter.count(line) + 1 + opening
+
+    def try_place(scored: Scored, layer: str, cap_check: bool) -> bool:
+        nonlocal used
+        bucket = bucket_of(scored, layer)
+        memory = scored.memory
+        details = [("summary", memory.summary), ("micro", memory.micro)]
+        if micro_first:
+            details.reverse()
+        for detail, text in details:
+            line = item_line(memory.kind, text, layer_kinds.get(layer, []))
+            cost = cost_of(layer, line)
+            within_cap = bucket_used.get(bucket, 0) + cost <= caps.get(bucket, 0)
+            if used + cost <= total and (within_cap or not cap_check):
+                by_name[layer].lines.append(line)
+                bucket_used[bucket] = bucket_used.get(bucket, 0) + cost
+                used += cost
+                placed.append(Placed(scored, layer, bucket, detail, line, counter.count(line)))
+                return True
+        return False
+
+    for scored, layer in items:
+        if not try_place(scored, layer, cap_check=True):
+            deferred.append((scored, layer))
+    rank = {name: i for i, name in enumerate(flow_order)}
+    deferred.sort(key=lambda pair: (rank.get(pair[1], len(rank)), -pair[0].score))
+    over: list[Scored] = []
+    for scored, layer in deferred:
+        if not try_place(scored, layer, cap_check=False):
+            over.append(scored)
+
+    text = document(blocks)
+    tokens = counter.count(text) if text else 0
+    while tokens > total and placed:
+        worst = min(placed, key=lambda p: p.scored.score)
+        placed.remove(worst)
+        by_name[worst.layer].lines.remove(worst.line)
+        bucket_used[worst.bucket] -= worst.tokens
+        over.append(worst.scored)
+        text = document(blocks)
+        tokens = counter.count(text) if text else 0
+    if tokens > total:  # only fixed text left and still too long: cut it hard
+        text = counter.truncate(text, total)
+        tokens = counter.count(text)
+        while tokens > total:
+            text = text[:-1]
+            tokens = counter.count(text)
+    return Allocation(text, tokens, placed, over, bucket_used)

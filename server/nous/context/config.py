@@ -1,0 +1,174 @@
+"""The engine's data: `defaults.toml` shipped in the package, deep-merged with a workspace's
+`.nous/config.toml`. Every value is validated; a bad override is reported and the defaults stand.
+"""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+log = logging.getLogger(__name__)
+FRAMES = ("conversation", "question", "task", "decision", "creative", "debug")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Weights(Strict):
+    semantic: float = Field(ge=0)
+    frame_priority: float = Field(ge=0)
+    recency: float = Field(ge=0)
+    outcome: float = Field(ge=0)
+    usage: float = Field(ge=0)
+    confidence: float = Field(ge=0)
+
+
+class Scoring(Strict):
+    recency_half_life_days: float = Field(gt=0)
+    usage_half_life_days: float = Field(gt=0)
+    superseded_damping: float = Field(ge=0, le=1)
+    outcome_values: dict[str, float]
+    scope_factors: dict[str, float]
+    preferred_kind_boost: float = Field(ge=0)
+    semantic_cosine_share: float = Field(ge=0, le=1)
+    candidates: int = Field(ge=1, le=10_000)
+    dedup_conversation_cosine: float = Field(ge=0, le=1)
+    dedup_conversation_jaccard: float = Field(ge=0, le=1)
+    dedup_selected_cosine: float = Field(ge=0, le=1)
+    feedback_jaccard: float = Field(ge=0, le=1)
+    feedback_containment: float = Field(ge=0, le=1)
+
+
+class Thresholds(Strict):
+    startup: float = Field(ge=0)
+    recall: float = Field(ge=0)
+    turn: float = Field(ge=0)
+
+
+class Frames(Strict):
+    budgets: dict[str, int]
+    windows: dict[str, int]
+    priorities: dict[str, dict[str, float]]
+    text: dict[str, str]
+
+
+class Layer(Strict):
+    name: str
+    title: str
+    cap: int = Field(ge=0)
+    always: bool = False
+    kinds: list[str]
+
+
+class PlanDefaults(Strict):
+    dominant_limit: int = Field(ge=0)
+    other_limit: int = Field(ge=0)
+    default_limit: int = Field(ge=0)
+    kinds: list[str]
+
+
+class Startup(Strict):
+    universal: int = Field(ge=0)
+    language: int = Field(ge=0)
+    project: int = Field(ge=0)
+    reserve: int = Field(ge=0)
+    notes_impl: int = Field(ge=0)
+    notes_dec: int = Field(ge=0)
+    notes_block_next: int = Field(ge=0)
+
+
+class SessionDefaults(Strict):
+    cap: int = Field(ge=1)
+    recall_budget: int = Field(ge=1)
+    startup_budget: int = Field(ge=1)
+    max_recalls: int = Field(ge=0)
+    model_window_share: float = Field(gt=0, le=1)
+
+
+class Refresh(Strict):
+    similarity: float = Field(ge=0, le=1)
+    pressure: float = Field(ge=0, le=1)
+
+
+class Profile(Strict):
+    task_weight: float = Field(ge=0)
+    project_weight: float = Field(ge=0)
+    global_weight: float = Field(ge=0)
+    preferred_kinds: list[str] = Field(default_factory=list)
+    excluded_kinds: list[str] = Field(default_factory=list)
+    min_importance: float = Field(default=0.0, ge=0, le=1)
+    compression: float = Field(default=0.5, ge=0, le=1)
+    preserve_head: int = Field(default=0, ge=0)
+    preserve_tail: int = Field(default=0, ge=0)
+    mode: str | None = None
+
+
+class Config(Strict):
+    weights: Weights
+    scoring: Scoring
+    thresholds: Thresholds
+    frames: Frames
+    layers: list[Layer]
+    plan: PlanDefaults
+    startup: Startup
+    session: SessionDefaults
+    refresh: Refresh
+    profiles: dict[str, Profile]
+
+    def layer_of(self, kind: str) -> str:
+        """The layer a kind renders in (the layer listing `*` takes the rest)."""
+        fallback = "facts"
+        for layer in self.layers:
+            if kind in layer.kinds:
+                return layer.name
+            if "*" in layer.kinds:
+                fallback = layer.name
+        return fallback
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@cache
+def _defaults_raw() -> dict[str, Any]:
+    text = resources.files("nous").joinpath("defaults.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def defaults() -> Config:
+    return Config.model_validate(_defaults_raw())
+
+
+def load(workspace: Path | str | None = None) -> tuple[Config, list[str]]:
+    """The config for a workspace and the problems found in its override (if any)."""
+    base = defaults()
+    if workspace is None:
+        return base, []
+    path = Path(workspace) / ".nous" / "config.toml"
+    if not path.is_file():
+        return base, []
+    try:
+        override = tomllib.loads(path.read_text(encoding="utf-8"))
+        return Config.model_validate(_merge(_defaults_raw(), override)), []
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        problem = f"{path}: cannot read ({exc}); using the defaults"
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        problem = f"{path}: invalid value at {where}: {first['msg']}; using the defaults"
+    log.warning(problem)
+    return base, [problem]

@@ -1,0 +1,102 @@
+"""Intent signals by pattern (no LLM): greeting, question, temporal recency, memory-type hints,
+entity mentions (paths, identifiers, names, dates), topic keywords, and the task it implies."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+_GREETING = re.compile(
+    r"^\s*(hey|hi|hello|hiya|howdy|sup|yo|good (morning|afternoon|evening)|what'?s up|thanks|"
+    r"thank you)\b[\s!.,?]*(there|nous|all|everyone|team)?[\s!.,?]*$",
+    re.I,
+)
+_QUESTION = re.compile(
+    r"(\?\s*$)|^\s*(what|where|when|why|how|who|which|can|could|should|is|are|do|does|did)\b", re.I
+)
+_RECENCY = [
+    (re.compile(r"\b(today|just now|right now|currently|this morning)\b", re.I), 1.0),
+    (re.compile(r"\b(yesterday|recently|this week|lately)\b", re.I), 0.8),
+    (re.compile(r"\b(last week|few days ago|couple of days ago)\b", re.I), 0.5),
+    (re.compile(r"\b(last month|a while ago|few weeks ago)\b", re.I), 0.3),
+]
+_HINTS = {
+    "decision": re.compile(
+        r"\b(what did (we|i) decide|decid\w*|decision|chose|choice|should we|recommend)", re.I
+    ),
+    "procedure": re.compile(
+        r"\b(how (do|to|can|should) (i|we)?|steps?|process|workflow|guide)\b", re.I
+    ),
+    "fact": re.compile(r"\b(what is|what are|tell me about|facts?|know about|definition)\b", re.I),
+    "episode": re.compile(
+        r"\b(last time|when did|history|what happened|previously|before)\b", re.I
+    ),
+    "constraint": re.compile(r"\b(never|must not|don'?t|forbidden|not allowed|avoid)\b", re.I),
+    "preference": re.compile(r"\b(prefer\w*|like to|style|favou?rite)\b", re.I),
+}
+_PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)*[\w-]+\.[a-zA-Z][\w]{0,5}\b")
+_IDENT = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z]\w+|[A-Z][a-z0-9]+[A-Z]\w+)\b")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]{2,}\b")
+_DATE = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)[a-z]*\.? \d{1,2}(st|nd|rd|th)?)\b",
+    re.I,
+)
+_STOP = frozenset(
+    (
+        "about after again also because been before being could does doing don't from have here "
+        "into just like make more most much need only other over should some such than that "
+        "their them then there these they this those through under very want what when where "
+        "which while with would your yours please thanks"
+    ).split()
+)
+_TASKS = [
+    ("debugging", re.compile(r"\b(bug|error|exception|crash|fail\w*|debug\w*|traceback|fix)\b", re.I)),
+    ("testing", re.compile(r"\b(tests?|pytest|unit test|coverage|assert\w*|fixture)\b", re.I)),
+    ("documentation", re.compile(r"\b(docs?|documentation|readme|docstring|comment|changelog)\b", re.I)),
+    ("architecture", re.compile(r"\b(architect\w*|design|structure|module|layer|schema|decid\w*)\b", re.I)),
+    ("review", re.compile(r"\b(review\w*|pull request|pr\b|feedback on|critique)\b", re.I)),
+]  # fmt: skip
+
+
+class Intent(BaseModel):
+    """What the input says about what to retrieve."""
+
+    greeting: bool = False
+    question: bool = False
+    temporal_recency: float = 0.0
+    hints: dict[str, float] = Field(default_factory=dict)
+    entities: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    task: str | None = None
+
+    @property
+    def dominant_hint(self) -> str | None:
+        return max(self.hints, key=lambda k: self.hints[k]) if self.hints else None
+
+
+def signals(text: str) -> Intent:
+    """Extract the intent signals of one input."""
+    intent = Intent(greeting=bool(_GREETING.match(text)), question=bool(_QUESTION.search(text)))
+    for pattern, weight in _RECENCY:
+        if pattern.search(text):
+            intent.temporal_recency = max(intent.temporal_recency, weight)
+    for kind, pattern in _HINTS.items():
+        hits = len(pattern.findall(text))
+        if hits:
+            intent.hints[kind] = 0.5 * hits
+    entities: list[str] = []
+    for pattern in (_PATH, _IDENT, _DATE):
+        entities += [m.group(0) for m in pattern.finditer(text)]
+    entities += [m.group(0) for m in _NAME.finditer(text) if m.group(0).lower() not in _STOP]
+    intent.entities = list(dict.fromkeys(entities))[:20]
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]{3,}", text)]
+    intent.keywords = [w for w in dict.fromkeys(words) if w not in _STOP][:12]
+    for task, pattern in _TASKS:
+        if pattern.search(text):
+            intent.task = task
+            break
+    else:
+        intent.task = "coding" if text.strip() and not intent.greeting else None
+    return intent

@@ -1,0 +1,340 @@
+"""The context use case: frame → intent → plan → search → score → dedup → allocate → render →
+manifest, for `startup`, `turn` and `recall` modes. Needs no server: give it a store and a view."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from nous.context import budget, dedup, profiles, search
+from nous.context import frame as frames
+from nous.context import intent as intents
+from nous.context import plan as plans
+from nous.context.config import Config, Profile
+from nous.context.render import Block
+from nous.context.score import Scope, Scored, composite
+from nous.memory import lifecycle, secrets, usage
+from nous.memory.store import MemoryStore
+from nous.protocol import ContextResult, Dropped, Item, Message, Section, SessionUse
+
+_PATHLIKE = re.compile(r"[\w-]+\.[a-zA-Z]\w{0,5}$")
+
+
+@dataclass
+class View:
+    """Where the request comes from: project, languages, task, active file, allowed scopes."""
+
+    project: str
+    project_scope: str
+    languages: list[str]
+    task: str | None = None
+    active_file: str | None = None
+
+    @property
+    def scopes(self) -> list[str]:
+        return [self.project_scope, *(f"language:{x}" for x in self.languages), "universal"]
+
+
+@dataclass
+class Request:
+    input: str
+    mode: str = "turn"  # startup | turn | recall
+    budget: int = 0
+    frame: str | None = None
+    profile: str | None = None
+    conversation: Sequence[Message] = ()
+    instructions: Sequence[str] = ()
+    kinds: list[str] | None = None
+    session: SessionUse | None = None
+    cut_note: str | None = None
+
+
+@dataclass
+class _Work:
+    dropped: list[Dropped] = field(default_factory=list)
+
+    def drop(self, s: Scored, reason: str, detail: str = "") -> None:
+        self.dropped.append(
+            Dropped(id=s.memory.id, kind=s.memory.kind, reason=reason,
+                    score=round(s.score, 4), detail=detail)
+        )  # fmt: skip
+
+
+def _semantic(
+    store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str]
+) -> tuple[dict[str, float], int]:
+    k = config.scoring.candidates
+    dense = store.vector_search(query_vec, k, scopes)
+    lexical = store.text_search(query, k, scopes) if query.strip() else []
+    top_bm25 = max((s for _, s in lexical), default=0.0) or 1.0
+    ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
+    vectors = store.index.vectors(ids)
+    bm25 = {i: s / top_bm25 for i, s in lexical}
+    share = config.scoring.semantic_cosine_share
+    fused = search.fuse(dense, lexical)
+    available = len(fused)
+    out = {}
+    for memory_id in ids:
+        cosine = float(vectors[memory_id] @ query_vec) if memory_id in vectors else 0.0
+        out[memory_id] = share * max(0.0, cosine) + (1 - share) * bm25.get(memory_id, 0.0)
+    return out, available
+
+
+def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
+    """Live constraints, corrections, preferences and notes in scope (layers 1–4)."""
+    marks = ",".join("?" * len(scopes))
+    rows = store.conn.execute(
+        f"SELECT id FROM memories WHERE scope IN ({marks}) AND kind IN "
+        "('constraint','correction','preference','note') AND status NOT IN ('inactive','retired') "
+        "ORDER BY importance DESC, updated_at DESC LIMIT ?",
+        (*scopes, limit),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def _startup_bucket(scored: Scored, layer: str) -> str:
+    m = scored.memory
+    if m.kind == "note":
+        tags = set(m.tags)
+        if "impl" in tags:
+            return "notes_impl"
+        if "dec" in tags:
+            return "notes_dec"
+        return "notes_block_next"
+    if m.scope.startswith("project:"):
+        return "project"
+    return "language" if m.scope.startswith("language:") else "universal"
+
+
+def _blocks(config: Config, frame: str, view: View, mode: str) -> list[Block]:
+    blocks = [Block(layer.name, layer.title) for layer in config.layers]
+    by_name = {b.name: b for b in blocks}
+    if mode != "recall":
+        langs = ", ".join(view.languages) or "no language detected"
+        task = f" · task: {view.task}" if view.task else ""
+        active = f" · editing {view.active_file}" if view.active_file else ""
+        by_name["identity"].fixed = f"Project {view.project} ({langs}){task}{active}"
+    if mode == "turn":
+        by_name["frame"].title = f"Current Approach: {frame.capitalize()}"
+        by_name["frame"].fixed = config.frames.text.get(frame, "")
+    return blocks
+
+
+def _flow_order(config: Config, frame: str) -> list[str]:
+    priorities = config.frames.priorities.get(frame, {})
+
+    def best(layer_kinds: list[str]) -> float:
+        return max((priorities.get(k, 0.0) for k in layer_kinds), default=0.0)
+
+    layers = sorted(config.layers, key=lambda layer: -best(layer.kinds))
+    return [layer.name for layer in layers]
+
+
+def _fingerprint(
+    req: Request, frame: str, profile: str, alloc: budget.Allocation, available: int,
+    intent: intents.Intent, budget_total: int,
+) -> dict[str, object]:  # fmt: skip
+    files = sorted({e for e in intent.entities if _PATHLIKE.search(e)})
+    complexity = "complex" if len(files) > 5 else "moderate" if len(files) > 2 else "simple"
+    full = sum(len(p.scored.memory.content) for p in alloc.placed) or 1
+    shown = sum(len(p.line) for p in alloc.placed)
+    tiers: dict[str, int] = {}
+    for p in alloc.placed:
+        tier = profiles.tier(p.scored.memory.kind, p.scored.memory.scope)
+        tiers[tier] = tiers.get(tier, 0) + 1
+    return {
+        "frame": frame,
+        "mode": req.mode,
+        "complexity": complexity,
+        "fileCount": len(files),
+        "fileHash": hashlib.sha256("\n".join(files).encode()).hexdigest()[:16],
+        "profile": profile,
+        "totalTokens": alloc.tokens,
+        "budget": budget_total,
+        "kinds": sorted({p.scored.memory.kind for p in alloc.placed}),
+        "compressionRatio": round(shown / full, 4),
+        "tierCounts": tiers,
+        "selected": len(alloc.placed),
+        "available": available,
+    }
+
+
+def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> ContextResult:
+    """Build one context answer; every candidate is either included or dropped with a reason."""
+    frame = (
+        "question"
+        if req.mode == "recall" and not req.frame
+        else frames.select(req.input, req.frame)
+    )
+    intent = intents.signals(req.input)
+    if view.task is None:
+        view.task = intent.task
+    profile_name, profile = profiles.get(config, req.profile)
+    plan = plans.build(intent, frame, config, req.kinds)
+    total = max(0, req.budget)
+    work = _Work()
+    session = req.session or SessionUse(id=None, used=0, cap=0, remaining=0)
+    blocks = _blocks(config, frame, view, req.mode)
+    layer_kinds = {layer.name: layer.kinds for layer in config.layers}
+
+    candidates: list[Scored] = []
+    available = 0
+    skip_retrieval = not plan.retrieves or total == 0 or (req.mode == "turn" and intent.greeting)
+    if not skip_retrieval:
+        query = req.input.strip() or " ".join(
+            [view.project, *view.languages, view.task or "", view.active_file or ""]
+        )
+        query_vec = store.embedder.embed(query)
+        semantic, available = _semantic(store, config, query_vec, query, view.scopes)
+        if req.mode != "recall":
+            for memory_id in _always_on(store, view.scopes):
+                semantic.setdefault(memory_id, 0.0)
+        candidates = _score(store, config, view, frame, plan, profile, semantic, work)
+        available = max(available, len(candidates))
+        candidates = _filter(store, config, req, frame, plan, profile, candidates, work)
+
+    if req.mode == "startup":
+        s = config.startup
+        caps = budget.scale(
+            {"universal": s.universal, "language": s.language, "project": s.project,
+             "reserve": s.reserve, "notes_impl": s.notes_impl, "notes_dec": s.notes_dec,
+             "notes_block_next": s.notes_block_next},
+            total,
+        )  # fmt: skip
+        bucket_of = _startup_bucket
+    else:
+        caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
+        bucket_of = lambda scored, layer: layer  # noqa: E731
+    items = [(c, config.layer_of(c.memory.kind)) for c in candidates]
+    alloc = budget.allocate(
+        items, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
+        store.counter, micro_first=profile.compression > 0.7,
+    )  # fmt: skip
+    for scored in alloc.over_budget:
+        work.drop(scored, "budget")
+
+    sections = []
+    for block, layer in zip(blocks, config.layers, strict=True):
+        placed = [p for p in alloc.placed if p.layer == layer.name]
+        if not placed and not block.fixed and not layer.always:
+            continue
+        used = store.counter.count(block.render()) if block.render() else 0
+        sections.append(
+            Section(
+                layer=layer.name, title=block.title, used=used, cap=caps.get(layer.name, 0),
+                items=[
+                    Item(id=p.scored.memory.id, kind=p.scored.memory.kind,
+                         scope=p.scored.memory.scope, layer=p.layer,
+                         detail=p.detail,
+                         tokens=p.tokens, score=round(p.scored.score, 4), terms=p.scored.terms,
+                         text=p.line[2:], source=p.scored.memory.source)
+                    for p in placed
+                ],
+            )
+        )  # fmt: skip
+    notes = [req.cut_note] if req.cut_note else []
+    return ContextResult(
+        text=alloc.text, tokens=alloc.tokens, budget=total, frame=frame, mode=req.mode,
+        intent={**intent.model_dump(), "plan": plan.model_dump()}, sections=sections,
+        dropped=work.dropped, session=session,
+        fingerprint=_fingerprint(req, frame, profile_name, alloc, available, intent, total),
+        notes=notes,
+    )  # fmt: skip
+
+
+def _score(
+    store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
+    profile: Profile, semantic: dict[str, float], work: _Work,
+) -> list[Scored]:  # fmt: skip
+    memories = store.get_many(list(semantic))
+    stats = usage.stats(store, list(memories), config.scoring.usage_half_life_days)
+    weights = profiles.tier_weights(profile, view.task)
+    where = Scope(view.project_scope, tuple(view.languages))
+    now_ts = time.time()
+    scored = []
+    for memory_id, memory in memories.items():
+        extra = profiles.tier_factor(weights, memory.kind, memory.scope)
+        if memory.kind in profile.preferred_kinds:
+            extra *= config.scoring.preferred_kind_boost
+        scored.append(
+            composite(config, memory, semantic[memory_id], frame, where, now_ts,
+                      plan.recency_weight, stats.get(memory_id, usage.NEUTRAL), extra)
+        )  # fmt: skip
+    scored.sort(key=lambda s: -s.score)
+    return scored
+
+
+def _filter(
+    store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
+    profile: Profile, candidates: list[Scored], work: _Work,
+) -> list[Scored]:  # fmt: skip
+    threshold = getattr(config.thresholds, req.mode)
+    window = config.frames.windows.get(frame, 5)
+    messages = [m.content for m in list(req.conversation)[-window:] if m.content.strip()]
+    message_vecs = store.embedder.embed_many(messages) if messages else None
+    per_kind: dict[str, int] = {}
+    kept: list[Scored] = []
+    kept_vecs: list[np.ndarray] = []
+    vectors = store.index.vectors([c.memory.id for c in candidates])
+    for c in candidates:
+        m = c.memory
+        vec = vectors.get(m.id)
+        if m.kind in profile.excluded_kinds or m.importance < profile.min_importance:
+            work.drop(c, "profile-excluded")
+            continue
+        if lifecycle.is_excluded(m.kind, m.status):
+            work.drop(c, "low-score", f"status {m.status}")
+            continue
+        if m.kind not in plan.limits:
+            work.drop(c, "excluded-kind")
+            continue
+        if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
+            work.drop(c, "scope")
+            continue
+        if c.score < threshold:
+            work.drop(c, "low-score", f"below {threshold}")
+            continue
+        if per_kind.get(m.kind, 0) >= plan.limits[m.kind]:
+            work.drop(c, "low-score", f"beyond the plan's {plan.limits[m.kind]} {m.kind}s")
+            continue
+        if secrets.find(m.summary) or secrets.find(m.micro):
+            work.drop(c, "secret")
+            continue
+        hit = dedup.redundant_with(
+            m.summary, vec, messages, message_vecs,
+            config.scoring.dedup_conversation_cosine, config.scoring.dedup_conversation_jaccard,
+        )  # fmt: skip
+        if hit is not None:
+            work.drop(c, "duplicate-of-conversation", f"message {hit}")
+            continue
+        if req.instructions and dedup.repeats_instructions(m.content, req.instructions):
+            work.drop(c, "duplicate", "already in the editor's instruction files")
+            continue
+        if vec is not None and kept_vecs:
+            sims = np.stack(kept_vecs) @ vec
+            best = int(np.argmax(sims))
+            if float(sims[best]) > config.scoring.dedup_selected_cosine:
+                work.drop(c, "duplicate", f"of {kept[best].memory.id}")
+                continue
+        per_kind[m.kind] = per_kind.get(m.kind, 0) + 1
+        kept.append(c)
+        if vec is not None:
+            kept_vecs.append(vec)
+    return _preserve(kept, profile)
+
+
+def _preserve(kept: list[Scored], profile: Profile) -> list[Scored]:
+    """Head/tail preservation: the N most important and N most recent go first."""
+    head = sorted(kept, key=lambda s: -s.memory.importance)[: profile.preserve_head]
+    tail = sorted(kept, key=lambda s: s.memory.updated_at, reverse=True)[: profile.preserve_tail]
+    first: list[Scored] = []
+    for s in [*head, *tail]:
+        if all(s is not f for f in first):
+            first.append(s)
+    rest = [s for s in kept if all(s is not f for f in first)]
+    return [*first, *rest]

@@ -1,0 +1,111 @@
+"""Sessions and budgets (SPEC §3) around the pipeline: the session cap across startup, recalls
+and expands (cut to fit, and said so), the recall limit, turn budgets, refresh, and feedback."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+from nous.context import dedup, pipeline
+from nous.context.config import Config
+from nous.memory import usage
+from nous.memory.store import MemoryStore
+from nous.memory.usage import Session
+from nous.protocol import ContextResult, FeedbackResult, SessionUse
+
+COUNTED_MODES = frozenset({"startup", "recall", "expand"})
+
+
+def use_of(session: Session, cut: bool = False) -> SessionUse:
+    return SessionUse(
+        id=session.id, used=session.used, cap=session.cap,
+        remaining=max(0, session.cap - session.used), recalls=session.recalls, cut=cut,
+    )  # fmt: skip
+
+
+def open_session(store: MemoryStore, session_id: str | None, project: str, cap: int) -> Session:
+    return usage.load_session(store, session_id or f"adhoc-{uuid.uuid4().hex}", project, cap)
+
+
+def grant(session: Session, mode: str, requested: int) -> tuple[int, str | None]:
+    """The budget this request may use, and the note to show when it was cut."""
+    if mode not in COUNTED_MODES:
+        return requested, None
+    remaining = max(0, session.cap - session.used)
+    if requested <= remaining:
+        return requested, None
+    return remaining, (
+        f"cut to {remaining} tokens: the session has used {session.used} of its {session.cap}"
+    )
+
+
+def refresh_reason(
+    store: MemoryStore, config: Config, session: Session, new_input: str, frame: str
+) -> str:
+    """SPEC §2 refresh: frame switch, drift below the similarity floor, a decision point, or
+    token pressure; otherwise `none`."""
+    state = session.state
+    if not state:
+        return "initial"
+    if state.get("frame") != frame:
+        return "frame-switch"
+    if frame == "decision":
+        return "decision-point"
+    if session.cap and session.used >= config.refresh.pressure * session.cap:
+        return "token-pressure"
+    vector = state.get("vector")
+    if vector and new_input.strip():
+        similarity = float(np.asarray(vector, dtype=np.float32) @ store.embedder.embed(new_input))
+        if similarity < config.refresh.similarity:
+            return "topic-drift"
+    return "none"
+
+
+def record(store: MemoryStore, session: Session, result: ContextResult, counted: bool) -> None:
+    """Persist what was injected (for feedback and refresh) and the tokens it cost."""
+    items = [item for section in result.sections for item in section.items]
+    session.injected += [{"id": i.id, "text": i.text, "judged": False} for i in items]
+    vectors = store.index.vectors([i.id for i in items])
+    state: dict[str, object] = {"frame": result.frame}
+    if vectors:
+        mean = np.mean(np.stack(list(vectors.values())), axis=0)
+        mean /= max(float(np.linalg.norm(mean)), 1e-9)
+        state["vector"] = [round(float(x), 4) for x in mean]
+    session.state = state
+    if result.mode == "recall":
+        session.recalls += 1
+    usage.save_session(store, session, result.tokens if counted else 0)
+    usage.log_fingerprint(store, session.id, result.fingerprint)
+
+
+def feedback(store: MemoryStore, config: Config, session: Session, response: str) -> FeedbackResult:
+    """Judge each not-yet-judged injected memory referenced (Jaccard ≥ 0.15, or most of its words
+    in the reply) or not; write usage records; apply lifecycle effects."""
+    reply = dedup.words(response)
+    judged: dict[str, tuple[bool, float]] = {}
+    for entry in session.injected:
+        if entry.get("judged") or entry["id"] in judged:
+            continue
+        words = dedup.words(entry["text"])
+        overlap = dedup.jaccard(words, reply)
+        referenced = (
+            overlap >= config.scoring.feedback_jaccard
+            or dedup.containment(words, reply) >= config.scoring.feedback_containment
+        )
+        judged[entry["id"]] = (referenced, round(overlap, 4))
+        entry["judged"] = True
+    live = {m for m in judged if m in store.get_many(list(judged))}
+    usage.record(store, session.id, [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live])
+    for memory_id in live:
+        usage.apply_feedback(store, memory_id, judged[memory_id][0])
+    usage.save_session(store, session, 0)
+    return FeedbackResult(
+        session_id=session.id,
+        referenced=[m for m, (ref, _) in judged.items() if ref],
+        not_referenced=[m for m, (ref, _) in judged.items() if not ref],
+        overlaps={m: ov for m, (_, ov) in judged.items()},
+    )
+
+
+__all__ = ["feedback", "grant", "open_session", "pipeline", "record", "refresh_reason", "use_of"]
