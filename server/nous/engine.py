@@ -21,7 +21,7 @@ from nous.context.config import Config
 from nous.errors import InvalidMemory
 from nous.memory import embedder as embedders
 from nous.memory import tokens, usage
-from nous.memory.embedder import Embedder
+from nous.memory.embedder import Embedder, Vector
 from nous.memory.model import Draft, Memory
 from nous.memory.store import MemoryStore, WriteResult, default_path
 from nous.memory.usage import Session
@@ -56,6 +56,7 @@ class Engine:
         self.active_file: str | None = None
         self.task: str | None = None
         self._embedder = embedder
+        self._topic: Vector | None = None
         self.config: Config
         self.config, self.problems = configs.load(self.workspace)
 
@@ -153,6 +154,8 @@ class Engine:
             ),
         )  # fmt: skip
         result.refresh = refresh
+        if params.session_id and params.input.strip():
+            self._topic = self.store.embedder.embed(params.input)
         return self._finish(session, result, counted=params.mode == "startup", cut=bool(note))
 
     def recall_request(self, params: RecallParams) -> ContextResult:
@@ -191,7 +194,8 @@ class Engine:
     def _finish(
         self, session: Session, result: ContextResult, counted: bool, cut: bool
     ) -> ContextResult:
-        sessions.record(self.store, session, result, counted)
+        sessions.record(self.store, session, result, counted, self._topic)
+        self._topic = None
         result.session = sessions.use_of(session, cut=cut)
         return result
 

@@ -39,6 +39,11 @@ def nous_json(env: dict[str, str], *args: str) -> Any:
     return json.loads(result.stdout)
 
 
+def items(data: dict[str, Any]) -> list[dict[str, Any]]:
+    ranked = [i for section in data["sections"] for i in section["items"]]
+    return sorted(ranked, key=lambda i: -i["score"])
+
+
 def test_remember_twice_gives_one_row_confirmed(env: dict[str, str]) -> None:
     first = nous_json(env, "remember", "--kind", "preference", "Use pytest, not unittest")
     second = nous_json(env, "remember", "--kind", "preference", "use pytest,  not unittest.")
@@ -56,17 +61,17 @@ def test_recall_never_exceeds_the_budget(env: dict[str, str]) -> None:
         data = nous_json(env, "recall", "--budget", str(budget), "How do we store vectors?")
         assert data["tokens"] == tokens.count(data["text"])
         assert data["tokens"] <= budget
-        assert data["items"], budget
+        assert items(data), budget
     data = nous_json(env, "recall", "--budget", "500", "How do we store vectors?")
-    assert any("numpy" in item["text"] for item in data["items"][:3])
-    listed = {i["id"] for i in data["items"]} | {d["id"] for d in data["dropped"]}
-    assert len(listed) == len(data["items"]) + len(data["dropped"])
+    assert any("numpy" in item["text"] for item in items(data)[:3])
+    listed = {i["id"] for i in items(data)} | {d["id"] for d in data["dropped"]}
+    assert len(listed) == len(items(data)) + len(data["dropped"])
 
 
 def test_recall_filters_by_kind(env: dict[str, str]) -> None:
     nous_json(env, "import")
     data = nous_json(env, "recall", "--kinds", "constraint", "--", "logging and stdout")
-    assert data["items"] and {i["kind"] for i in data["items"]} == {"constraint"}
+    assert items(data) and {i["kind"] for i in items(data)} == {"constraint"}
 
 
 def test_expand_and_forget(env: dict[str, str]) -> None:
@@ -75,7 +80,7 @@ def test_expand_and_forget(env: dict[str, str]) -> None:
     assert full["content"] == "The staging host is stage-3"
     assert nous_json(env, "forget", created["id"])["status"] == "inactive"
     recalled = nous_json(env, "recall", "staging host")
-    assert created["id"] not in {i["id"] for i in recalled["items"]}
+    assert created["id"] not in {i["id"] for i in items(recalled)}
 
 
 def test_status_shows_dimension_and_encoding(env: dict[str, str]) -> None:

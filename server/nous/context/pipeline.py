@@ -296,10 +296,13 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        if c.score < threshold:
+        # Startup buckets already rank the tiers (universal/language/project), so its threshold
+        # is on the relevance within the tier: the score before the scope factor.
+        relevance = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
+        if relevance < threshold:
             work.drop(c, "low-score", f"below {threshold}")
             continue
-        if per_kind.get(m.kind, 0) >= plan.limits[m.kind]:
+        if req.mode != "startup" and per_kind.get(m.kind, 0) >= plan.limits[m.kind]:
             work.drop(c, "low-score", f"beyond the plan's {plan.limits[m.kind]} {m.kind}s")
             continue
         if secrets.find(m.summary) or secrets.find(m.micro):

@@ -1,5 +1,5 @@
-"""On-demand recall: hybrid search (vectors + BM25, fused by reciprocal rank) rendered inside a
-token budget, with a manifest of what was chosen and what was left out and why."""
+"""Recall for callers that hold a store and a list of scopes (the evaluation harness): the
+`recall` mode of the pipeline, flattened to a ranked list of items."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from nous.context import search
+from nous.context import config as configs
+from nous.context import pipeline
 from nous.memory.store import MemoryStore
-
-HEADING = "## Recalled memories"
 
 
 class Item(BaseModel):
@@ -44,35 +43,29 @@ def recall(
     scopes: Sequence[str],
     budget: int = 500,
     kinds: Sequence[str] | None = None,
-    depth: int = 50,
+    config: configs.Config | None = None,
 ) -> RecallResult:
     """The best memories for `query` in `scopes` whose rendered text fits in `budget` tokens."""
-    wide = depth * 4 if kinds else depth
-    ranked = search.ranked(store, query, scopes, wide)
-    memories = store.get_many([memory_id for memory_id, _ in ranked])
-    result = RecallResult(query=query, text="", tokens=0, budget=budget)
-    lines: list[str] = []
-    count = store.counter.count
-    for memory_id, score in ranked:
-        memory = memories[memory_id]
-        if kinds and memory.kind not in kinds:
-            continue
-        placed = False
-        for detail, body in (("summary", memory.summary), ("micro", memory.micro)):
-            line = f"- {body}"
-            text = "\n".join([HEADING, *lines, line])
-            if count(text) <= budget:
-                lines.append(line)
-                result.items.append(
-                    Item(
-                        id=memory.id, kind=memory.kind, scope=memory.scope, detail=detail,
-                        tokens=count(line), score=round(score, 6), text=body,
-                    )
-                )  # fmt: skip
-                placed = True
-                break
-        if not placed:
-            result.dropped.append(Dropped(id=memory.id, kind=memory.kind, reason="budget"))
-    result.text = "\n".join([HEADING, *lines]) if lines else ""
-    result.tokens = count(result.text) if result.text else 0
-    return result
+    project = next((s for s in scopes if s.startswith("project:")), "project:-")
+    view = pipeline.View(
+        project=project.removeprefix("project:"),
+        project_scope=project,
+        languages=[s.removeprefix("language:") for s in scopes if s.startswith("language:")],
+    )
+    result = pipeline.assemble(
+        store,
+        config or configs.defaults(),
+        view,
+        pipeline.Request(
+            input=query, mode="recall", budget=budget, kinds=list(kinds or []) or None
+        ),
+    )
+    items = sorted(
+        (i for section in result.sections for i in section.items), key=lambda i: -i.score
+    )
+    return RecallResult(
+        query=query, text=result.text, tokens=result.tokens, budget=budget,
+        items=[Item(id=i.id, kind=i.kind, scope=i.scope, detail=i.detail, tokens=i.tokens,
+                    score=i.score, text=i.text) for i in items],
+        dropped=[Dropped(id=d.id, kind=d.kind, reason=d.reason) for d in result.dropped],
+    )  # fmt: skip

@@ -10,6 +10,7 @@ import numpy as np
 from nous.context import dedup, pipeline
 from nous.context.config import Config
 from nous.memory import usage
+from nous.memory.embedder import Vector
 from nous.memory.store import MemoryStore
 from nous.memory.usage import Session
 from nous.protocol import ContextResult, FeedbackResult, SessionUse
@@ -62,16 +63,22 @@ def refresh_reason(
     return "none"
 
 
-def record(store: MemoryStore, session: Session, result: ContextResult, counted: bool) -> None:
-    """Persist what was injected (for feedback and refresh) and the tokens it cost."""
+def record(
+    store: MemoryStore,
+    session: Session,
+    result: ContextResult,
+    counted: bool,
+    topic: Vector | None = None,
+) -> None:
+    """Persist what was injected (for feedback and refresh) and the tokens it cost; `topic` is
+    the embedding of the input the context was built for (what refresh compares against)."""
     items = [item for section in result.sections for item in section.items]
     session.injected += [{"id": i.id, "text": i.text, "judged": False} for i in items]
-    vectors = store.index.vectors([i.id for i in items])
     state: dict[str, object] = {"frame": result.frame}
-    if vectors:
-        mean = np.mean(np.stack(list(vectors.values())), axis=0)
-        mean /= max(float(np.linalg.norm(mean)), 1e-9)
-        state["vector"] = [round(float(x), 4) for x in mean]
+    if topic is not None:
+        state["vector"] = [round(float(x), 5) for x in topic]
+    elif session.state.get("vector"):
+        state["vector"] = session.state["vector"]
     session.state = state
     if result.mode == "recall":
         session.recalls += 1

@@ -105,6 +105,25 @@ _STOPWORDS = frozenset(
         "would",
         "you",
         "your",
+        # near-stopwords in questions to a coding assistant
+        "use",
+        "using",
+        "used",
+        "should",
+        "could",
+        "can",
+        "get",
+        "make",
+        "need",
+        "want",
+        "like",
+        "also",
+        "just",
+        "about",
+        "any",
+        "some",
+        "there",
+        "here",
     ]
 )
 

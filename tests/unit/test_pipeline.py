@@ -1,0 +1,291 @@
+"""The context pipeline end to end without a server: the seed scenarios with the real model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nous.context import config as configs
+from nous.context import pipeline
+from nous.engine import Engine
+from nous.memory.embedder import OnnxEmbedder
+from nous.memory.model import Draft
+from nous.memory.store import MemoryStore
+from nous.protocol import ContextParams, FeedbackParams, Message, RecallParams
+from nous.settings import Settings
+
+CONFIG = configs.defaults()
+
+
+def view(languages: list[str] | None = None, project: str = "newton") -> pipeline.View:
+    return pipeline.View(project, f"project:{project}", languages or [])
+
+
+def run(store: MemoryStore, text: str, budget: int = 8000, **kw: object) -> pipeline.ContextResult:
+    v = kw.pop("view", None) or view()
+    return pipeline.assemble(store, CONFIG, v, pipeline.Request(input=text, budget=budget, **kw))  # type: ignore[arg-type]
+
+
+def included(result: pipeline.ContextResult) -> list[str]:
+    return [i.id for s in result.sections for i in s.items]
+
+
+REDIS_SET = [
+    ("decision", "Chose Postgres + pgvector over a separate ChromaDB for unified storage. One backup, one monitor, one connection pool.", "success"),
+    ("decision", "Built the first version on SQLite and migrated to Postgres later; the abstract storage layer made the migration painless.", "success"),
+    ("decision", "Rejected Qdrant in favour of pgvector: operational simplicity beat raw vector performance.", "success"),
+    ("decision", "Use Tailwind for the dashboard styling.", "success"),
+    ("decision", "Ship the mobile app first on iOS.", "partial"),
+    ("constraint", "Don't add infrastructure without evaluating its operational cost.", None),
+    ("fact", "PostgreSQL supports UNLOGGED tables for cache-like workloads with no WAL overhead.", None),
+    ("fact", "Redis adds a separate service to manage, monitor and back up.", None),
+    ("fact", "The office coffee machine is on the second floor.", None),
+    ("procedure", "Architecture decision: query similar past decisions, evaluate at least two alternatives, record the decision with confidence before implementing.", None),
+    ("episode", "Storage architecture discussion with Tim: chose Postgres + pgvector, rejected multi-service approaches.", None),
+    ("preference", "Tim prefers fewer moving parts in production.", None),
+]  # fmt: skip
+
+
+@pytest.fixture
+def redis_store(real_store: MemoryStore) -> MemoryStore:
+    real_store.remember_many(
+        [Draft(kind=k, content=c, outcome=o, scope="project:newton") for k, c, o in REDIS_SET]
+    )
+    return real_store
+
+
+def test_redis_example_layers_and_ranking(redis_store: MemoryStore) -> None:
+    result = run(redis_store, "Should we use Redis for caching in Newton?", budget=12000)
+    assert result.frame == "decision"
+    titles = [line for line in result.text.splitlines() if line.startswith("## ")]
+    assert titles == [
+        "## Identity", "## Active Constraints", "## Current Approach: Decision",
+        "## Relevant Past Decisions", "## Known Information", "## Procedures", "## Past Experience",
+    ]  # fmt: skip
+    decisions = next(s for s in result.sections if s.layer == "decisions").items
+    order = [redis_store.get(i.id).content for i in decisions]
+    postgres = [n for n, text in enumerate(order) if "Postgres" in text or "pgvector" in text]
+    unrelated = [n for n, text in enumerate(order) if "Tailwind" in text or "iOS" in text]
+    assert postgres and max(postgres) < min(unrelated, default=len(order))
+    assert all(set(i.terms) >= {"semantic", "framePriority", "recency", "outcome", "usage",
+                                "confidence", "usageBoost", "scopeFactor"} for i in decisions)  # fmt: skip
+
+
+def test_greeting_minimal_context(redis_store: MemoryStore) -> None:
+    result = run(redis_store, "hey")
+    assert included(result) == [] and result.dropped == []
+    assert result.tokens <= 200
+
+
+def test_decision_frame_gets_more_decision_tokens(redis_store: MemoryStore) -> None:
+    decision = run(redis_store, "Should we use Redis?", budget=12000)
+    question = run(redis_store, "Should we use Redis?", budget=6000, frame="question")
+    cap = {
+        r.frame: next(s.cap for s in r.sections if s.layer == "decisions")
+        for r in (decision, question)
+    }
+    assert cap["decision"] > cap["question"]
+
+
+def test_dedup_removes_what_the_conversation_already_says(redis_store: MemoryStore) -> None:
+    said = Message(
+        role="assistant", content="Redis adds a separate service to manage, monitor and back up."
+    )
+    result = run(redis_store, "Should we use Redis for caching?", conversation=[said])
+    reasons = {d.id: d.reason for d in result.dropped}
+    redis_fact = next(
+        m
+        for m in redis_store.get_many(list(reasons)).values()
+        if m.content.startswith("Redis adds")
+    )
+    assert reasons[redis_fact.id] == "duplicate-of-conversation"
+
+
+def test_instruction_text_the_client_injects_is_not_repeated(redis_store: MemoryStore) -> None:
+    agents_md = "Rules: Don't add infrastructure without evaluating its operational cost."
+    result = run(redis_store, "Should we use Redis?", instructions=[agents_md])
+    assert any(d.reason == "duplicate" for d in result.dropped)
+    assert "operational cost" not in result.text
+
+
+def test_usage_boost_reranks(real_store: MemoryStore) -> None:
+    a = real_store.remember(
+        Draft(kind="fact", content="The API gateway runs on port 8080.", scope="project:newton")
+    ).memory
+    b = real_store.remember(
+        Draft(kind="fact", content="The API gateway runs behind nginx.", scope="project:newton")
+    ).memory
+    before = run(real_store, "API gateway", frame="question")
+    scores = {i.id: i.score for s in before.sections for i in s.items}
+    low, high = (a, b) if scores[a.id] < scores[b.id] else (b, a)
+    from nous.memory import usage
+
+    usage.record(real_store, "s", [(low.id, True, 0.5), (high.id, False, 0.0)] * 3)
+    after = run(real_store, "API gateway", frame="question")
+    ranked = [i.id for s in after.sections for i in sorted(s.items, key=lambda i: -i.score)]
+    assert ranked.index(low.id) < ranked.index(high.id)
+
+
+# -- seed 004 scenarios ----------------------------------------------------------------------------
+
+RULES = {
+    "universal": ["Write commit messages in the imperative mood.", "Prefer small pull requests."],
+    "language:go": ["In Go, wrap errors with fmt.Errorf and %w.", "Run gofmt before committing Go code."],
+    "language:python": ["In Python, use pathlib instead of os.path.", "Type-annotate public Python functions."],
+    "project:hydra": ["Hydra services log in JSON to stdout.", "Hydra's API is versioned under /v2."],
+    "project:cerberus": ["Cerberus stores sessions in Redis.", "Cerberus deploys with Helm."],
+}  # fmt: skip
+
+
+@pytest.fixture
+def rules_store(real_store: MemoryStore) -> MemoryStore:
+    real_store.remember_many(
+        [Draft(kind="convention", content=t, scope=s) for s, texts in RULES.items() for t in texts]
+    )
+    return real_store
+
+
+def scopes_of(store: MemoryStore, result: pipeline.ContextResult) -> set[str]:
+    return {store.get(i).scope for i in included(result)}
+
+
+def test_scenario_universal_only(rules_store: MemoryStore) -> None:
+    v = pipeline.View("scratch", "project:scratch", [])
+    result = run(rules_store, "", mode="startup", budget=2000, view=v)
+    assert scopes_of(rules_store, result) == {"universal"}
+
+
+def test_scenario_go_project(rules_store: MemoryStore) -> None:
+    v = pipeline.View("hydra", "project:hydra", ["go"])
+    result = run(rules_store, "", mode="startup", budget=2000, view=v)
+    assert scopes_of(rules_store, result) == {"universal", "language:go", "project:hydra"}
+    assert result.tokens <= 2000
+
+
+def test_scenario_low_relevance_filtered(rules_store: MemoryStore) -> None:
+    v = pipeline.View("cerberus", "project:cerberus", ["python"])
+    result = run(rules_store, "how should I handle errors", view=v)
+    texts = [rules_store.get(i).content for i in included(result)]
+    assert texts and not any("Go" in t for t in texts)
+    assert not any("Hydra" in t for t in texts)
+
+
+def test_scenario_budget_exceeded(real_store: MemoryStore) -> None:
+    topics = [
+        "logging",
+        "error handling",
+        "unit tests",
+        "naming",
+        "imports",
+        "configuration",
+        "caching",
+        "retries",
+        "documentation",
+        "type hints",
+    ]
+    actions = [
+        "keep one shared helper module and never copy the {t} code between the payment, search and billing services",
+        "review every {t} change with a second engineer who owns that area before the release branch is cut on Thursday",
+        "write down the {t} exceptions in the architecture notes together with the incident that made them necessary",
+        "measure how {t} behaves under the nightly load test and alert the on-call channel when it regresses",
+        "prefer the standard library for {t} and justify any new third-party dependency in the pull request description",
+    ]
+    drafts = [
+        Draft(
+            kind="convention",
+            scope="project:newton",
+            content=f"For {t}: {a.format(t=t)}. Teams that skipped this for {t} paid for it later in outages, slow reviews and confused newcomers.",
+        )
+        for t in topics
+        for a in actions
+    ]
+    real_store.remember_many(drafts)
+    result = run(real_store, "our engineering conventions", budget=1500, mode="startup")
+    assert 1300 <= result.tokens <= 1500
+    assert {d.reason for d in result.dropped} <= {"budget", "low-score", "duplicate"}
+    assert sum(len(s.items) for s in result.sections) >= 20
+
+
+# -- sessions --------------------------------------------------------------------------------------
+
+
+def engine(tmp_path: Path, embedder: OnnxEmbedder) -> Engine:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    (ws / "pyproject.toml").write_text('[project]\nname = "newton"\n')
+    return Engine(Settings(db=tmp_path / "m.db"), ws, embedder=embedder)
+
+
+def test_session_cap_across_startup_recalls_expand_and_restart(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    first = engine(tmp_path, real_embedder)
+    first.import_file()
+    startup = first.context(ContextParams(mode="startup", session_id="chat-1", budget=1500))
+    assert startup.session.used == startup.tokens > 0
+    r1 = first.recall_request(RecallParams(query="sqlite writes", session_id="chat-1", budget=500))
+    used = startup.tokens + r1.tokens
+    assert r1.session.used == used and r1.session.recalls == 1
+
+    restarted = engine(tmp_path, real_embedder)  # a new process on the same file
+    r2 = restarted.recall_request(
+        RecallParams(query="token counting offline", session_id="chat-1", budget=2000)
+    )
+    assert r2.session.cut and r2.tokens <= 3000 - used
+    assert any("cut to" in note for note in r2.notes)
+    used += r2.tokens
+    some_id = included(startup)[0]
+    _, use = restarted.expand_into_session(some_id, "chat-1")
+    assert use.used <= 3000 and use.remaining == 3000 - use.used
+    third = restarted.recall_request(RecallParams(query="anything", session_id="chat-1"))
+    assert third.tokens == 0 and any("recall limit" in n for n in third.notes)
+
+
+def test_turn_budget_is_capped_by_the_model_window(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    e = engine(tmp_path, real_embedder)
+    e.import_file()
+    result = e.context(ContextParams(input="Should we change the storage?", model_max_tokens=4000))
+    assert result.budget == 600 and result.tokens <= 600
+
+
+def test_feedback_marks_referenced_and_drives_lifecycle(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    e = engine(tmp_path, real_embedder)
+    e.import_file()
+    result = e.context(
+        ContextParams(input="how are secrets handled?", session_id="fb", frame="question")
+    )
+    items = [i for s in result.sections for i in s.items]
+    reply = f"As noted: {items[0].text}"
+    fb = e.feedback(FeedbackParams(session_id="fb", response=reply))
+    assert items[0].id in fb.referenced
+    assert set(fb.referenced) | set(fb.not_referenced) == {i.id for i in items}
+    assert e.store.get(items[0].id).activations == 1
+    again = e.feedback(FeedbackParams(session_id="fb", response=reply))
+    assert again.referenced == [] and again.not_referenced == []
+
+
+def test_refresh_on_frame_switch_and_not_on_follow_up(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    e = engine(tmp_path, real_embedder)
+    e.import_file()
+    first = e.context(ContextParams(input="What is our storage setup?", session_id="r"))
+    assert first.refresh == "initial"
+    follow = e.context(ContextParams(input="What is the SQLite storage setup?", session_id="r"))
+    assert follow.refresh == "none"
+    switched = e.context(ContextParams(input="the build fails with a traceback", session_id="r"))
+    assert switched.refresh == "frame-switch"
+
+
+def test_fingerprint_is_logged(tmp_path: Path, real_embedder: OnnxEmbedder) -> None:
+    e = engine(tmp_path, real_embedder)
+    e.import_file()
+    result = e.context(ContextParams(input="fix src/a.py src/b.py src/c.py", session_id="fp"))
+    assert result.fingerprint["complexity"] == "moderate"
+    row = e.store.conn.execute("SELECT frame, complexity, budget FROM fingerprints").fetchone()
+    assert row == (result.frame, "moderate", result.budget)
