@@ -116,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--purge", action="store_true", help="delete the row for good")
     p.add_argument("id")
 
+    p = command("harvest", _harvest, "harvest instruction files, ADRs, procedures, git history")
+    p.add_argument("dir", nargs="?", type=Path, help="workspace folder (default: --workspace)")
+    p.add_argument("--commits", type=int, default=50, help="how many recent commits (default 50)")
+
     p = command("import", _import, "remember every memory in a JSON file (default: the demo set)")
     p.add_argument("file", nargs="?", type=Path, help="JSON list or JSON lines of memories")
 
@@ -189,6 +193,12 @@ def _forget(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     return {"id": memory.id, "purged": args.purge, "status": memory.status}
 
 
+def _harvest(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    if args.dir:
+        engine = Engine(engine.settings, args.dir)
+    return {"project": engine.project.id, **engine.harvest(args.commits)}
+
+
 def _import(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     results = engine.import_file(args.file)
     created = sum(r.status == "created" for r in results)
@@ -234,6 +244,14 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         for kind, by_status in data["counts"].items():
             states = ", ".join(f"{s} {n}" for s, n in by_status.items())
             print(f"  {kind:<12} {states}")
+    elif command == "harvest":
+        print(
+            f"{data['project']}: {data['files']} files ({data['changed']} changed), "
+            f"{data['created']} created, {data['confirmed']} confirmed, {data['retired']} retired, "
+            f"{data['commits']} commits, {data['seconds']} s"
+        )
+        for error in data["errors"]:
+            print(f"  skipped {error}")
     elif command == "import":
         print(f"created {data['created']}, confirmed {data['confirmed']}")
     elif command == "forget":

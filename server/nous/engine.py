@@ -234,6 +234,14 @@ class Engine:
     def forget(self, memory_id: str, purge: bool = False) -> Memory:
         return self.store.forget(memory_id, purge)
 
+    def harvest(self, git_limit: int = 50) -> dict[str, Any]:
+        """Harvest the workspace's instruction files, ADRs, procedures and git history."""
+        from dataclasses import asdict
+
+        from nous.workspace.harvest import sync
+
+        return asdict(sync.sync(self.store, self.project.id, self.project.root, git_limit))
+
     def supersede(self, memory_id: str, new_id: str) -> Memory:
         return self.store.supersede(memory_id, new_id)
 

@@ -130,6 +130,22 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     ),
 ]
 
+MIGRATIONS.append(
+    (
+        2,
+        "harvested sources: what each file or commit last produced",
+        """
+        CREATE TABLE harvest_sources (
+            project TEXT NOT NULL,
+            path TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            harvested_at TEXT NOT NULL,
+            PRIMARY KEY (project, path)
+        );
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -49,6 +49,19 @@ class Redaction:
     end: int
 
 
+_PLACEHOLDERS = frozenset(
+    "none null true false required optional empty missing hashed redacted changeme example "
+    "xxxx xxxxx string secret password token your_token".split()
+)
+
+
+def _credential_like(value: str) -> bool:
+    """A value after `:` or `is` counts when it has a digit or symbol, or mixed case."""
+    if re.search(r"[0-9!@#$%^&*+/_-]", value):
+        return True
+    return len(value) >= 8 and value != value.lower() and value != value.upper()
+
+
 def _entropy(text: str) -> float:
     counts = Counter(text)
     return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
@@ -68,8 +81,10 @@ def find(text: str) -> list[Redaction]:
         spans += [Redaction(kind, m.start(), m.end()) for m in pattern.finditer(text)]
     for m in _ASSIGNMENT.finditer(text):
         value = m.group("value")
-        if value.startswith("[REDACTED") or value.lower() in {"none", "null", "true", "false"}:
+        if value.startswith("[REDACTED") or value.lower() in _PLACEHOLDERS:
             continue
+        if "=" not in m.group("sep") and not _credential_like(value):
+            continue  # "password is required", "token: string" — prose, not a value
         spans.append(Redaction("assigned-secret", m.start("value"), m.end("value")))
     for m in _CANDIDATE.finditer(text):
         if _high_entropy(m.group()):

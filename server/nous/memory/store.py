@@ -373,6 +373,15 @@ class MemoryStore:
         self._after_write()
         return self.get(old_id)
 
+    def link_successor(self, old_id: str, new_id: str) -> None:
+        """Record that `new_id` replaces `old_id` (the old one's state is set separately)."""
+        with self.write():
+            self.conn.execute(
+                "UPDATE memories SET superseded_by = ?, change_seq = ? WHERE id = ?",
+                (new_id, self._next_change(), old_id),
+            )
+        self._after_write()
+
     def set_outcome(self, memory_id: str, outcome: str) -> Memory:
         """Log a decision's or procedure's outcome (a decision becomes `reviewed`)."""
         if outcome not in OUTCOMES:

@@ -1,0 +1,206 @@
+"""Run the harvesters over a workspace and keep the store true to the sources.
+
+Unchanged files (same sha256 as last time) are skipped. A changed file's memories are rewritten:
+rules still there are confirmed, new ones created, vanished ones made inactive; a removed file
+makes all of its memories inactive. `.env*` files and `.nousignore` matches are never read; one
+unreadable or malformed file is logged and skipped.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nous.errors import NousError
+from nous.memory import lifecycle
+from nous.memory.model import Draft, now
+from nous.memory.store import MemoryStore
+from nous.workspace.detect import IGNORED_DIRS
+from nous.workspace.harvest import adr, git, instructions, procedures
+from nous.workspace.harvest.model import Harvested
+
+log = logging.getLogger(__name__)
+MAX_FILE_BYTES = 1_000_000
+HARVESTERS = ((instructions.matches, instructions.harvest), (adr.matches, adr.harvest),
+              (procedures.matches, procedures.harvest))  # fmt: skip
+
+
+@dataclass
+class Report:
+    files: int = 0
+    changed: int = 0
+    created: int = 0
+    confirmed: int = 0
+    retired: int = 0
+    commits: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def ignore_patterns(root: Path) -> list[str]:
+    path = root / ".nousignore"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    except OSError:
+        return []
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def ignored(relpath: str, patterns: list[str]) -> bool:
+    name = Path(relpath).name
+    if name.startswith(".env"):
+        return True
+    return any(
+        fnmatch.fnmatch(relpath, p)
+        or fnmatch.fnmatch(name, p)
+        or relpath.startswith(p.rstrip("/") + "/")
+        for p in patterns
+    )
+
+
+def candidates(root: Path) -> list[str]:
+    """Relative paths of the files some harvester reads."""
+    patterns = ignore_patterns(root)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and (depth < 4)]
+        for name in filenames:
+            rel = name if rel_dir == "." else f"{rel_dir.replace(os.sep, '/')}/{name}"
+            if ignored(rel, patterns):
+                continue
+            if any(match(rel) for match, _ in HARVESTERS):
+                found.append(rel)
+    return sorted(found)
+
+
+def _harvest_file(rel: str, text: str) -> list[Harvested]:
+    for match, harvest in HARVESTERS:
+        if match(rel):
+            return harvest(rel, text)
+    return []
+
+
+def _drafts(items: list[Harvested], project_scope: str) -> list[Draft]:
+    return [
+        Draft(kind=h.kind, content=h.content,
+              scope=f"language:{h.language}" if h.language else project_scope,
+              source=h.anchor, status=h.status, tags=h.tags, confidence=h.confidence,
+              importance=h.importance)
+        for h in items
+    ]  # fmt: skip
+
+
+def _live_from(store: MemoryStore, prefix: str, scope_like: str) -> list[tuple[str, str, str]]:
+    return store.conn.execute(
+        "SELECT id, kind, status FROM memories WHERE source LIKE ? AND status != 'inactive' "
+        "AND (scope = ? OR scope LIKE 'language:%')",
+        (prefix + "%", scope_like),
+    ).fetchall()
+
+
+def _write(
+    store: MemoryStore, project_scope: str, rel: str, items: list[Harvested], report: Report
+) -> None:
+    results = store.remember_many(_drafts(items, project_scope)) if items else []
+    kept = set()
+    for harvested, result in zip(items, results, strict=True):
+        kept.add(result.memory.id)
+        report.created += result.status == "created"
+        report.confirmed += result.status == "confirmed"
+        target = harvested.status
+        memory = result.memory
+        if (
+            target
+            and target != memory.status
+            and lifecycle.machine(memory.kind).allows(memory.status, target)
+        ):
+            store.transition(memory.id, target, f"source {rel} says {target}")
+    for memory_id, kind, status in _live_from(store, f"file:{rel}#", project_scope):
+        if memory_id not in kept and lifecycle.machine(kind).allows(status, "inactive"):
+            store.transition(memory_id, "inactive", f"no longer in {rel}")
+            report.retired += 1
+
+
+def _link_successors(
+    store: MemoryStore, project_scope: str, adrs: dict[str, list[Harvested]]
+) -> None:
+    for items in adrs.values():
+        for h in items:
+            if not h.successor:
+                continue
+            number = adr.number_of(h.successor)
+            old = store.conn.execute(
+                "SELECT id FROM memories WHERE source = ? AND scope = ?", (h.anchor, project_scope)
+            ).fetchone()
+            new = store.conn.execute(
+                "SELECT id FROM memories WHERE source LIKE 'file:%#adr-' || ? AND scope = ? AND status != 'inactive'",
+                (number, project_scope),
+            ).fetchone()
+            if old and new and old[0] != new[0]:
+                store.link_successor(old[0], new[0])
+
+
+def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> Report:
+    """Harvest `root` into `project` (its id); returns what changed."""
+    started = time.perf_counter()
+    scope = f"project:{project}"
+    report = Report()
+    seen = set()
+    adrs: dict[str, list[Harvested]] = {}
+    known = dict(
+        store.conn.execute(
+            "SELECT path, sha256 FROM harvest_sources WHERE project = ?", (project,)
+        ).fetchall()
+    )
+    for rel in candidates(root):
+        report.files += 1
+        seen.add(rel)
+        path = root / rel
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise OSError(f"larger than {MAX_FILE_BYTES} bytes")
+            raw = path.read_bytes()
+            sha = hashlib.sha256(raw).hexdigest()
+            if known.get(rel) == sha:
+                continue
+            items = _harvest_file(rel, raw.decode("utf-8", errors="replace"))
+            _write(store, scope, rel, items, report)
+            if adr.matches(rel):
+                adrs[rel] = items
+            _remember_source(store, project, rel, sha)
+            report.changed += 1
+        except (OSError, NousError, ValueError) as exc:
+            log.warning("harvest: skipped %s: %s", rel, exc)
+            report.errors.append(f"{rel}: {exc}")
+    _link_successors(store, scope, adrs)
+    for rel in set(known) - seen:
+        for memory_id, kind, status in _live_from(store, f"file:{rel}#", scope):
+            if lifecycle.machine(kind).allows(status, "inactive"):
+                store.transition(memory_id, "inactive", f"{rel} was removed")
+                report.retired += 1
+        with store.write():
+            store.conn.execute(
+                "DELETE FROM harvest_sources WHERE project = ? AND path = ?", (project, rel)
+            )
+    commits = git.harvest(root, git_limit)
+    if commits:
+        results = store.remember_many(_drafts(commits, scope))
+        report.commits = sum(r.status == "created" for r in results)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _remember_source(store: MemoryStore, project: str, rel: str, sha: str) -> None:
+    with store.write():
+        store.conn.execute(
+            "INSERT INTO harvest_sources (project, path, sha256, harvested_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (project, path) DO UPDATE SET sha256 = excluded.sha256, harvested_at = excluded.harvested_at",
+            (project, rel, sha, now()),
+        )

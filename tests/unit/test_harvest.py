@@ -1,0 +1,177 @@
+"""Harvesting a real temporary git workspace: rules, ADRs, procedures, commits, secrets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nous.engine import Engine
+from nous.memory.embedder import OnnxEmbedder
+from nous.protocol import ContextParams, RecallParams
+from nous.settings import Settings
+from nous.workspace.harvest import adr, instructions, procedures
+
+AWS = "AKIAZ7Q3EXAMPLE4KEY9"
+GHP = "ghp_" + "R8c2Lw9QzX4vT1mN6pK3sY7uB5dF0hJ2aG8e"
+ADR_TEXT = """# 1. Use Postgres for storage
+
+## Status
+
+{status}
+
+## Context
+
+We need one database for rows and vectors, with backups the team already knows.
+
+## Decision
+
+Use PostgreSQL with pgvector for all storage, including caching tables.
+
+## Consequences
+
+One service to operate; no Redis.
+"""
+
+
+def git(ws: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(ws), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+                        "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com",
+                        "PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(ws)})  # fmt: skip
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "shop"
+    (ws / "docs" / "adr").mkdir(parents=True)
+    (ws / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    (ws / "app.py").write_text("print('shop')\n")
+    (ws / "AGENTS.md").write_text(
+        "# Rules\n\n- Never commit directly to main.\n- Use pytest for every test.\n"
+        "- Prefer dataclasses over dicts for records.\n\n"
+        f"```sh\nexport AWS_ACCESS_KEY_ID={AWS}\n```\n"
+    )
+    (ws / "docs" / "adr" / "0001-use-postgres.md").write_text(ADR_TEXT.format(status="Accepted"))
+    (ws / "CONTRIBUTING.md").write_text(
+        "# Contributing\n\n## Running the tests\n\nRun `scripts/test` from the repository root; it "
+        "installs everything and runs the suite.\n"
+    )
+    (ws / ".env").write_text(f"AWS_ACCESS_KEY_ID={AWS}\nGITHUB_TOKEN={GHP}\n")
+    (ws / ".github").mkdir()
+    (ws / ".github" / "copilot-instructions.md").write_text(
+        "Always answer with type hints in Python examples.\n"
+    )
+    git(ws, "init", "-q", "-b", "main")
+    git(ws, "add", "pyproject.toml", "app.py", "AGENTS.md")
+    git(ws, "commit", "-q", "-m", "Start the shop service", "-m", f"token was {GHP} oops")
+    git(ws, "add", "docs", "CONTRIBUTING.md")
+    git(ws, "commit", "-q", "-m", "Record the storage decision")
+    return ws
+
+
+def test_workspace_harvest_end_to_end(
+    workspace: Path, tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    db = tmp_path / "memory.db"
+    engine = Engine(Settings(db=db), workspace, embedder=real_embedder)
+    report = engine.harvest()
+    assert report["errors"] == [] and report["commits"] == 2
+    sources = {r[0] for r in engine.store.conn.execute("SELECT source FROM memories")}
+    assert {s.split("#")[0] for s in sources if s.startswith("file:")} == {
+        "file:AGENTS.md", "file:docs/adr/0001-use-postgres.md", "file:CONTRIBUTING.md",
+        "file:.github/copilot-instructions.md",
+    }  # fmt: skip
+    assert sum(s.startswith("git:") for s in sources) == 2
+    kinds = dict(
+        engine.store.conn.execute(
+            "SELECT content, kind FROM memories WHERE source LIKE 'file:AGENTS.md%'"
+        )
+    )
+    assert kinds["Never commit directly to main."] == "constraint"
+    assert kinds["Prefer dataclasses over dicts for records."] == "preference"
+
+    result = engine.context(ContextParams(input="should we use Redis for caching?"))
+    decisions = next(s for s in result.sections if s.layer == "decisions").items
+    assert any("PostgreSQL with pgvector" in engine.store.get(i.id).content for i in decisions)
+    recall = engine.recall_request(RecallParams(query="access key token"))
+    engine.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("memory.db*"))
+    responses = json.dumps([result.model_dump(), recall.model_dump()])
+    for secret in (AWS, GHP):
+        assert secret.encode() not in raw
+        assert secret not in responses
+
+    adr_file = workspace / "docs" / "adr" / "0001-use-postgres.md"
+    decision = engine.store.conn.execute(
+        "SELECT id, status FROM memories WHERE kind = 'decision'"
+    ).fetchone()
+    assert decision[1] == "reviewed"
+    (workspace / "docs" / "adr" / "0002-use-sqlite.md").write_text(
+        ADR_TEXT.replace("1. Use Postgres", "2. Use SQLite")
+        .replace("PostgreSQL with pgvector", "SQLite")
+        .format(status="Accepted")
+    )
+    adr_file.write_text(ADR_TEXT.format(status="Superseded by [ADR 2](0002-use-sqlite.md)"))
+    engine.harvest()
+    old = engine.store.get(decision[0])
+    assert old.status == "superseded"
+    assert old.superseded_by is not None and "SQLite" in engine.store.get(old.superseded_by).content
+
+    (workspace / "AGENTS.md").unlink()
+    report = engine.harvest()
+    statuses = {
+        r[0]
+        for r in engine.store.conn.execute(
+            "SELECT status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
+        )
+    }
+    assert statuses == {"inactive"} and report["retired"] >= 3
+
+
+def test_changed_rule_file_updates_without_duplicates(
+    workspace: Path, tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    engine = Engine(Settings(db=tmp_path / "m.db"), workspace, embedder=real_embedder)
+    engine.harvest()
+    agents = workspace / "AGENTS.md"
+    agents.write_text(
+        "# Rules\n\n- Never commit directly to main.\n- Use unittest for every test.\n"
+    )
+    engine.harvest()
+    rows = engine.store.conn.execute(
+        "SELECT content, status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
+    ).fetchall()
+    live = sorted(c for c, s in rows if s != "inactive")
+    assert live == ["Never commit directly to main.", "Use unittest for every test."]
+    assert ("Use pytest for every test.", "inactive") in rows
+    assert len([c for c, _ in rows if c == "Never commit directly to main."]) == 1
+
+
+def test_instruction_file_glob_scopes_to_one_language() -> None:
+    text = "---\napplyTo: '**/*.py'\n---\n- Use pathlib, not os.path.\n"
+    [rule] = instructions.harvest(".github/instructions/python.instructions.md", text)
+    assert rule.language == "python" and rule.anchor.startswith("file:.github/instructions/")
+
+
+def test_madr_status_and_sections() -> None:
+    text = "---\nstatus: proposed\n---\n# Use gRPC\n\n## Context and Problem Statement\n\nServices talk a lot.\n\n## Decision Outcome\n\nChosen: gRPC.\n"
+    [d] = adr.harvest("docs/decisions/0007-use-grpc.md", text)
+    assert d.status == "pending" and "Chosen: gRPC." in d.content and d.anchor.endswith("#adr-7")
+
+
+def test_readme_how_to_sections_become_procedures() -> None:
+    text = "# Shop\n\nIntro words here and there.\n\n## How to deploy\n\nRun make deploy after the CI turns green on main.\n\n## License\n\nMIT licensed text here.\n"
+    [p] = procedures.harvest("README.md", text)
+    assert p.kind == "procedure" and p.content.startswith("How to deploy:")
+
+
+def test_env_files_and_nousignore_are_never_read(workspace: Path) -> None:
+    from nous.workspace.harvest import sync
+
+    (workspace / ".nousignore").write_text("CONTRIBUTING.md\n")
+    (workspace / ".env.local").write_text("X=1\n")
+    found = sync.candidates(workspace)
+    assert "CONTRIBUTING.md" not in found and not any(".env" in f for f in found)
