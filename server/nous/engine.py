@@ -242,6 +242,18 @@ class Engine:
 
         return asdict(sync.sync(self.store, self.project.id, self.project.root, git_limit))
 
+    def on_files_changed(self, changed: set[str]) -> dict[str, Any]:
+        """React to workspace changes: re-harvest when a harvested source may have changed, and
+        demote memories whose code anchors are gone. Call on the store's thread."""
+        from nous.workspace import anchors
+        from nous.workspace.harvest import sync
+
+        out: dict[str, Any] = {"harvest": None, "demoted": []}
+        if any(sync.harvestable(rel) for rel in changed):
+            out["harvest"] = self.harvest(git_limit=10)
+        out["demoted"] = anchors.check(self.store, self.project.scope, self.project.root, changed)
+        return out
+
     def supersede(self, memory_id: str, new_id: str) -> Memory:
         return self.store.supersede(memory_id, new_id)
 

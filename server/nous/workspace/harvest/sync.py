@@ -80,6 +80,11 @@ def candidates(root: Path) -> list[str]:
     return sorted(found)
 
 
+def harvestable(relpath: str) -> bool:
+    """True when some harvester reads this path (removed paths count too)."""
+    return any(match(relpath) for match, _ in HARVESTERS)
+
+
 def _harvest_file(rel: str, text: str) -> list[Harvested]:
     for match, harvest in HARVESTERS:
         if match(rel):

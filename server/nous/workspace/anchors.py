@@ -1,0 +1,71 @@
+"""Memories that stay true to the code: a memory naming a workspace file or symbol is checked when
+that file changes; if the file is gone, or none of the symbols it names are in the file any more,
+the memory is demoted before it can be injected again (facts and decisions → superseded;
+procedures and constraints → retired; other kinds → inactive; episodes are history and stay)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from nous.memory import lifecycle
+from nous.memory.store import MemoryStore
+
+log = logging.getLogger(__name__)
+_SYMBOL = re.compile(
+    r"`([A-Za-z_][\w.]*)(?:\(\))?`|\b([a-z]+(?:_[a-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b"
+)
+_KEEP = frozenset({"episode"})
+
+
+def symbols(text: str, relpath: str) -> set[str]:
+    """Code-like names a memory mentions (backticked names, snake_case, camelCase, CamelCase)."""
+    found = {a or b for a, b in _SYMBOL.findall(text)}
+    stem = Path(relpath).stem
+    return {s.rsplit(".", 1)[-1] for s in found if s and s not in relpath and s != stem}
+
+
+def demote(store: MemoryStore, memory_id: str, kind: str, status: str, reason: str) -> bool:
+    machine = lifecycle.machine(kind)
+    target = machine.superseded or lifecycle.INACTIVE
+    if not machine.allows(status, target):
+        target = lifecycle.INACTIVE
+        if not machine.allows(status, target):
+            return False
+    store.transition(memory_id, target, reason)
+    return True
+
+
+def check(store: MemoryStore, project_scope: str, root: Path, changed: set[str]) -> list[str]:
+    """Check the memories naming any of the changed files; returns the ids demoted."""
+    demoted = []
+    for rel in sorted(changed):
+        if "/" not in rel and "." not in rel:
+            continue  # a bare word would match too much
+        rows = store.conn.execute(
+            "SELECT id, kind, status, content FROM memories WHERE scope = ? AND instr(content, ?) > 0 "
+            "AND status NOT IN ('inactive', 'retired', 'superseded')",
+            (project_scope, rel),
+        ).fetchall()
+        if not rows:
+            continue
+        path = root / rel
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+        except OSError as exc:
+            log.info("anchor check skipped %s: %s", rel, exc)
+            continue
+        for memory_id, kind, status, content in rows:
+            if kind in _KEEP:
+                continue
+            if text is None:
+                reason = f"{rel} no longer exists"
+            else:
+                names = symbols(content, rel)
+                if not names or any(re.search(rf"\b{re.escape(n)}\b", text) for n in names):
+                    continue
+                reason = f"{', '.join(sorted(names))} no longer in {rel}"
+            if demote(store, memory_id, kind, status, reason):
+                demoted.append(memory_id)
+    return demoted

@@ -1,0 +1,181 @@
+"""Watching a workspace with watchfiles, without spending inotify watches on ignored trees.
+
+Only non-ignored top-level folders are watched recursively (plus the root's own files), so a
+large `node_modules` costs nothing. Events are debounced and keep a file index; a reconciliation
+walk (periodic, and after any big batch) makes the index equal to a fresh walk again, because
+watchers drop events in rename storms and deleted-then-recreated trees. If the watches cannot be
+created (inotify limit), the watcher degrades to periodic rescans instead of failing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from nous.workspace.detect import IGNORED_DIRS
+
+log = logging.getLogger(__name__)
+Changes = Callable[[set[str]], None]
+WatchFn = Callable[..., Iterable[set[tuple[Any, str]]]]
+BIG_BATCH = 500
+
+
+def gitignore_patterns(root: Path) -> list[str]:
+    patterns = []
+    for name in (".gitignore", ".nousignore"):
+        path = root / name
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        except OSError:
+            continue
+        patterns += [
+            p.strip().strip("/") for p in lines if p.strip() and not p.startswith(("#", "!"))
+        ]
+    return patterns
+
+
+def is_ignored(relpath: str, patterns: list[str]) -> bool:
+    parts = relpath.split("/")
+    if any(part in IGNORED_DIRS for part in parts) or parts[0] == ".git":
+        return True
+    return any(
+        fnmatch.fnmatch(relpath, p) or any(fnmatch.fnmatch(part, p) for part in parts)
+        for p in patterns
+    )
+
+
+def walk(root: Path, patterns: list[str] | None = None) -> set[str]:
+    """Every non-ignored file, relative to root (the "fresh walk")."""
+    patterns = gitignore_patterns(root) if patterns is None else patterns
+    out: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        rel_dir = "" if rel_dir == "." else rel_dir + "/"
+        dirnames[:] = [d for d in dirnames if not is_ignored(rel_dir + d, patterns)]
+        out.update(rel_dir + f for f in filenames if not is_ignored(rel_dir + f, patterns))
+    return out
+
+
+def watch_roots(root: Path, patterns: list[str]) -> list[Path]:
+    """Top-level folders worth a recursive watch."""
+    return sorted(p for p in root.iterdir() if p.is_dir() and not is_ignored(p.name, patterns))
+
+
+class Watcher:
+    """Keeps `index` equal to the workspace's non-ignored files and reports changed paths."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        on_change: Changes,
+        debounce_ms: int = 1600,
+        rescan_seconds: float = 300.0,
+        watch: WatchFn | None = None,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.on_change = on_change
+        self.debounce_ms = debounce_ms
+        self.rescan_seconds = rescan_seconds
+        self.patterns = gitignore_patterns(self.root)
+        self.index: set[str] = walk(self.root, self.patterns)
+        self.mode = "starting"
+        self._watch = watch
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        roots = [str(p) for p in watch_roots(self.root, self.patterns)]
+        self._threads = [
+            threading.Thread(target=self._run_watch, args=([str(self.root)], False), daemon=True),
+            threading.Thread(target=self._run_rescans, name="nous-rescan", daemon=True),
+        ]
+        if roots:  # each top-level folder recursively; the root itself only for its own files
+            self._threads.append(
+                threading.Thread(target=self._run_watch, args=(roots, True), daemon=True)
+            )
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    # -- work -----------------------------------------------------------------------------------
+
+    def _run_watch(self, paths: list[str], recursive: bool) -> None:
+        from watchfiles import watch as watchfiles_watch
+
+        watch: WatchFn = self._watch or watchfiles_watch
+        try:
+            self.mode = "watching"
+            for batch in watch(
+                *paths, debounce=self.debounce_ms, stop_event=self._stop,
+                watch_filter=self._keep, raise_interrupt=False, recursive=recursive,
+            ):  # fmt: skip
+                self._apply(batch)
+        except OSError as exc:  # e.g. inotify watch limit reached
+            self.mode = "rescanning"
+            log.warning("file watching unavailable (%s); falling back to periodic rescans", exc)
+
+    def _keep(self, _change: object, path: str) -> bool:
+        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        return not rel.startswith("..") and not is_ignored(rel, self.patterns)
+
+    def _apply(self, batch: set[tuple[Any, str]]) -> None:
+        changed = set()
+        for _change, path in batch:
+            rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+            changed.add(rel)
+            with self._lock:
+                if os.path.isfile(path):
+                    self.index.add(rel)
+                else:
+                    self.index.discard(rel)
+                    prefix = rel + "/"
+                    self.index -= {p for p in self.index if p.startswith(prefix)}
+        if len(batch) >= BIG_BATCH or any(os.path.isdir(self.root / c) for c in changed):
+            changed |= self.reconcile()
+        self._emit(changed)
+
+    def reconcile(self) -> set[str]:
+        """Make the index equal to a fresh walk; returns the paths that differed."""
+        fresh = walk(self.root, self.patterns)
+        with self._lock:
+            diff = fresh ^ self.index
+            self.index = fresh
+        return diff
+
+    def _run_rescans(self) -> None:
+        interval = self.rescan_seconds
+        while not self._stop.wait(interval if self.mode != "rescanning" else min(interval, 30)):
+            diff = self.reconcile()
+            if diff:
+                self._emit(diff)
+
+    def _emit(self, changed: set[str]) -> None:
+        if not changed:
+            return
+        try:
+            self.on_change(changed)
+        except Exception:  # one bad handler run never stops watching
+            log.exception("watch handler failed for %d paths", len(changed))
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll `predicate` until true or `timeout` seconds pass (for tests and benchmarks)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()

@@ -1,0 +1,125 @@
+"""The watcher on real directories (real watchfiles/inotify) and code-anchor checks."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from nous.memory.model import Draft
+from nous.memory.store import MemoryStore
+from nous.workspace import anchors
+from nous.workspace.watcher import Watcher, gitignore_patterns, wait_for, walk, watch_roots
+
+
+def tree(root: Path) -> None:
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "a.py").write_text("def parse_args(): ...\n")
+    (root / "node_modules" / "dep").mkdir(parents=True)
+    (root / "node_modules" / "dep" / "x.js").write_text("")
+    (root / "build").mkdir()
+    (root / "secret_out").mkdir()
+    (root / ".gitignore").write_text("secret_out/\n*.log\n")
+    (root / "README.md").write_text("hi\n")
+    (root / "debug.log").write_text("")
+
+
+def test_walk_skips_ignored_trees_and_gitignored_paths(tmp_path: Path) -> None:
+    tree(tmp_path)
+    assert walk(tmp_path) == {"src/pkg/a.py", "README.md", ".gitignore"}
+    assert [p.name for p in watch_roots(tmp_path, gitignore_patterns(tmp_path))] == ["src"]
+
+
+def test_watcher_reports_changes_and_keeps_the_index(tmp_path: Path) -> None:
+    tree(tmp_path)
+    seen: list[set[str]] = []
+    lock = threading.Lock()
+
+    def on_change(changed: set[str]) -> None:
+        with lock:
+            seen.append(changed)
+
+    watcher = Watcher(tmp_path, on_change, debounce_ms=100, rescan_seconds=3600)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.mode == "watching", 5)
+        (tmp_path / "src" / "pkg" / "b.py").write_text("x = 1\n")
+        (tmp_path / "node_modules" / "dep" / "y.js").write_text("")
+        (tmp_path / "AGENTS.md").write_text("- rule\n")
+        assert wait_for(
+            lambda: "src/pkg/b.py" in watcher.index and "AGENTS.md" in watcher.index, 10
+        )
+        with lock:
+            reported = set().union(*seen)
+        assert {"src/pkg/b.py", "AGENTS.md"} <= reported
+        assert not any(p.startswith("node_modules") for p in reported)
+        (tmp_path / "src" / "pkg" / "a.py").unlink()
+        assert wait_for(lambda: "src/pkg/a.py" not in watcher.index, 10)
+    finally:
+        watcher.stop()
+
+
+def test_index_equals_fresh_walk_after_rename_storm_and_recreate(tmp_path: Path) -> None:
+    tree(tmp_path)
+    watcher = Watcher(tmp_path, lambda _c: None, debounce_ms=100, rescan_seconds=3600)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.mode == "watching", 5)
+        storm = tmp_path / "src" / "storm"
+        storm.mkdir()
+        for n in range(300):
+            (storm / f"f{n}.py").write_text("")
+        storm.rename(tmp_path / "src" / "renamed")
+        shutil.rmtree(tmp_path / "src" / "pkg")
+        (tmp_path / "src" / "pkg").mkdir()
+        for n in range(50):
+            (tmp_path / "src" / "pkg" / f"new{n}.py").write_text("")
+        watcher.reconcile()
+        assert watcher.index == walk(tmp_path)
+        assert "src/renamed/f299.py" in watcher.index and "src/pkg/a.py" not in watcher.index
+    finally:
+        watcher.stop()
+
+
+def test_running_out_of_watches_degrades_to_rescans(tmp_path: Path) -> None:
+    tree(tmp_path)
+
+    def exhausted(*_a: object, **_k: object) -> list[set[tuple[object, str]]]:
+        raise OSError(28, "inotify watch limit reached")
+
+    seen: list[set[str]] = []
+    watcher = Watcher(tmp_path, seen.append, rescan_seconds=0.2, watch=exhausted)
+    watcher.start()
+    try:
+        assert wait_for(lambda: watcher.mode == "rescanning", 5)
+        (tmp_path / "src" / "late.py").write_text("")
+        assert wait_for(lambda: "src/late.py" in watcher.index, 5)
+        assert any("src/late.py" in s for s in seen)
+    finally:
+        watcher.stop()
+
+
+def test_memory_naming_a_deleted_file_is_demoted(store: MemoryStore, tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "cli.py").write_text("def parse_args():\n    pass\n")
+    fact = store.remember(
+        Draft(
+            kind="fact",
+            content="Arguments are parsed by `parse_args` in src/cli.py",
+            scope="project:p",
+        )
+    ).memory
+    proc = store.remember(
+        Draft(kind="procedure", content="To add a flag, edit src/cli.py", scope="project:p")
+    ).memory
+    episode = store.remember(
+        Draft(kind="episode", content="We split src/cli.py last week", scope="project:p")
+    ).memory
+    assert anchors.check(store, "project:p", tmp_path, {"src/cli.py"}) == []
+    (tmp_path / "src" / "cli.py").write_text("def build_parser():\n    pass\n")
+    assert anchors.check(store, "project:p", tmp_path, {"src/cli.py"}) == [fact.id]
+    assert store.get(fact.id).status == "superseded"
+    (tmp_path / "src" / "cli.py").unlink()
+    assert anchors.check(store, "project:p", tmp_path, {"src/cli.py"}) == [proc.id]
+    assert store.get(proc.id).status == "retired"
+    assert store.get(episode.id).status == "active"
