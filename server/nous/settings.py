@@ -29,6 +29,11 @@ class Settings(BaseModel):
     max_recalls_per_session: int = Field(default=2, ge=0, le=1000)
     """How many `nous/recall` injections one session may make."""
 
+    harvest: bool = True
+    """Harvest instruction files, ADRs, procedures and git history when the daemon starts."""
+    watch: bool = True
+    """Watch the workspace for changes (re-harvest, code-anchor checks)."""
+
     @field_validator("encoding")
     @classmethod
     def _known_encoding(cls, value: str) -> str:

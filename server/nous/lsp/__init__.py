@@ -1,0 +1,1 @@
+"""The daemon: the only package that imports pygls and lsprotocol."""

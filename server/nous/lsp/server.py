@@ -1,0 +1,443 @@
+"""The Nous daemon: a pygls language server behind a JSON-RPC layer that never goes deaf.
+
+Frames are read by `framing.FrameReader` (validated, size-capped, resynchronised after a bad
+frame). Every message is then checked here: invalid JSON → -32700, not JSON-RPC → -32600, a
+request before `initialize` → -32002, after `shutdown` → -32600, `exit` → status 0 after a
+`shutdown` else 1. `nous/*` methods are validated with the pydantic models of `protocol.py`
+(-32602 naming the field) and run on one worker thread that owns SQLite and ONNX; everything
+else (initialize, text-document sync, cancellation of pygls requests) goes to pygls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, BinaryIO
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pydantic import ValidationError
+from pygls.lsp.server import LanguageServer
+
+from nous import __version__
+from nous import protocol as p
+from nous.engine import Engine
+from nous.errors import AssetError, NousError, StoreError
+from nous.lsp import handlers
+from nous.lsp.framing import FrameError, FrameReader
+from nous.settings import Settings, load
+
+log = logging.getLogger(__name__)
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
+    -32700, -32600, -32601, -32602, -32603,
+)  # fmt: skip
+NOT_INITIALIZED, CANCELLED = -32002, -32800
+POPUP_INTERVAL = 60.0
+
+
+def uri_to_path(uri: str) -> Path:
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(uri)
+
+
+class Daemon:
+    """One connection: framing, lifecycle rules, dispatch, engines per workspace folder."""
+
+    def __init__(
+        self, reader: BinaryIO, writer: BinaryIO, overrides: dict[str, Any] | None = None
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.overrides = overrides or {}
+        self.ls = LanguageServer("nous", __version__)
+        self.ls.protocol.set_writer(_Writer(self._write_bytes))
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nous-store")
+        self.settings = Settings()
+        self.folders: list[Path] = []
+        self.engines: dict[Path, Engine] = {}
+        self.initialize_seen = False
+        self.shutdown_seen = False
+        self.pending: dict[Any, asyncio.Future[Any]] = {}
+        self.answered: set[Any] = set()
+        self.last_popup = 0.0
+        self.indexed = threading.Event()
+        self.watchers: list[Any] = []
+        self._write_lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._register_documents()
+
+    # -- output ---------------------------------------------------------------------------------
+
+    def _write_bytes(self, data: bytes) -> None:
+        with self._write_lock:
+            self.writer.write(data)
+            self.writer.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self._write_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def respond(
+        self, msg_id: Any, result: Any = None, error: tuple[int, str] | None = None
+    ) -> None:
+        if msg_id in self.answered:
+            return
+        self.answered.add(msg_id)
+        if error:
+            self.send(
+                {"jsonrpc": "2.0", "id": msg_id, "error": {"code": error[0], "message": error[1]}}
+            )
+        else:
+            self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def fault(self, message: str) -> None:
+        """Log every fault; show at most one popup a minute."""
+        log.warning("protocol fault: %s", message)
+        now = time.monotonic()
+        if self.initialize_seen and now - self.last_popup >= POPUP_INTERVAL:
+            self.last_popup = now
+            self.notify("window/showMessage", {"type": 2, "message": f"Nous: {message}"})
+
+    # -- main loop ------------------------------------------------------------------------------
+
+    def serve(self) -> int:
+        return asyncio.run(self._serve())
+
+    async def _serve(self) -> int:
+        self._loop = asyncio.get_running_loop()
+        frames = FrameReader()
+        read = getattr(self.reader, "read1", self.reader.read)
+        while True:
+            chunk = await self._loop.run_in_executor(None, read, 65536)
+            if not chunk:
+                log.info("input closed")
+                return 0 if self.shutdown_seen else 1
+            frames.feed(chunk)
+            while (item := frames.next()) is not None:
+                if isinstance(item, FrameError):
+                    self.fault(f"bad frame skipped ({item.reason})")
+                    continue
+                self.handle(item)
+
+    def handle(self, body: bytes) -> None:
+        try:
+            message = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": PARSE_ERROR, "message": f"invalid JSON: {exc}"},
+                }
+            )
+            self.fault("invalid JSON received")
+            return
+        if (
+            not isinstance(message, dict)
+            or message.get("jsonrpc") != "2.0"
+            or not (isinstance(message.get("method"), str) or "id" in message)
+        ):
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            if not isinstance(msg_id, (int, str)):
+                msg_id = None
+            self.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": msg_id,
+                    "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC 2.0 message"},
+                }
+            )
+            return
+        method = message.get("method")
+        is_request = "id" in message and isinstance(method, str)
+        msg_id = message.get("id")
+        if is_request and not isinstance(msg_id, (int, str)):
+            self.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {
+                        "code": INVALID_REQUEST,
+                        "message": "request id must be a number or a string",
+                    },
+                }
+            )
+            return
+        if method is None:
+            self._to_pygls(message)  # a response to one of our requests
+            return
+        if method == "exit":
+            log.info("exit (shutdown first: %s)", self.shutdown_seen)
+            self.writer.flush()
+            os._exit(0 if self.shutdown_seen else 1)
+        if not self.initialize_seen and method != "initialize":
+            if is_request:
+                self.respond(
+                    msg_id, error=(NOT_INITIALIZED, f"{method}: the server is not initialized yet")
+                )
+            return
+        if self.shutdown_seen:
+            if is_request:
+                self.respond(
+                    msg_id, error=(INVALID_REQUEST, f"{method}: the server is shutting down")
+                )
+            return
+        if method == "shutdown":
+            self.shutdown_seen = True
+            for watcher in self.watchers:
+                watcher.stop()
+            self.respond(msg_id, None)
+            return
+        if method == "initialize":
+            if self.initialize_seen:
+                self.respond(msg_id, error=(INVALID_REQUEST, "initialize was already received"))
+                return
+            self.initialize_seen = True
+            self._on_initialize(message.get("params") or {})
+        if method == "$/cancelRequest":
+            target = (message.get("params") or {}).get("id")
+            future = self.pending.get(target)
+            if future is not None:
+                future.cancel()
+                self.respond(target, error=(CANCELLED, "request cancelled"))
+                return
+        if method.startswith("nous/"):
+            if is_request:
+                assert self._loop is not None
+                self._loop.create_task(self._custom(msg_id, method, message))
+            return
+        self._to_pygls(message)
+        if method == "initialized":
+            threading.Thread(target=self._index, name="nous-index", daemon=True).start()
+
+    def _to_pygls(self, message: dict[str, Any]) -> None:
+        try:
+            structured = json.loads(
+                json.dumps(message), object_hook=self.ls.protocol.structure_message
+            )
+            self.ls.protocol.handle_message(structured)
+        except Exception as exc:  # pygls could not even parse it: answer once, keep going
+            log.exception("pygls could not handle %s", message.get("method"))
+            if "id" in message and message.get("method"):
+                self.respond(
+                    message["id"],
+                    error=(INVALID_PARAMS, f"invalid params for {message['method']}: {exc}"),
+                )
+
+    # -- custom methods -------------------------------------------------------------------------
+
+    async def _custom(self, msg_id: Any, method: str, message: dict[str, Any]) -> None:
+        entry = handlers.METHODS.get(method)
+        if entry is None:
+            self.respond(msg_id, error=(METHOD_NOT_FOUND, f"unknown method {method}"))
+            return
+        model, handler = entry
+        raw = message.get("params")
+        if raw is None and method not in handlers.PARAMS_OPTIONAL:
+            self.respond(msg_id, error=(INVALID_PARAMS, f"{method}: params are required"))
+            return
+        if raw is not None and not isinstance(raw, dict):
+            self.respond(msg_id, error=(INVALID_PARAMS, f"{method}: params must be an object"))
+            return
+        try:
+            params = model.model_validate(raw or {})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "params"
+            self.respond(
+                msg_id, error=(INVALID_PARAMS, f"{method}: invalid params: {field}: {first['msg']}")
+            )
+            return
+        assert self._loop is not None
+        future = self._loop.run_in_executor(self.worker, self._run, handler, params)
+        self.pending[msg_id] = future
+        try:
+            result = await future
+        except asyncio.CancelledError:
+            return
+        except NousError as exc:
+            code = INTERNAL if isinstance(exc, (StoreError, AssetError)) else INVALID_PARAMS
+            self.respond(msg_id, error=(code, f"{method}: {exc}"))
+            return
+        except Exception as exc:
+            log.exception("%s failed", method)
+            self.respond(
+                msg_id, error=(INTERNAL, f"{method}: internal error: {type(exc).__name__}")
+            )
+            return
+        finally:
+            self.pending.pop(msg_id, None)
+        self.respond(msg_id, result)
+        if method in handlers.INJECTING:
+            self._budget_notification(result)
+
+    def _run(self, handler: Callable[[Engine, Any], dict[str, Any]], params: Any) -> dict[str, Any]:
+        active = getattr(params, "active_file", None)
+        return handler(self.engine_for(active), params)
+
+    def _budget_notification(self, result: dict[str, Any]) -> None:
+        session = result.get("session") or {}
+        layers = [
+            {"layer": s["layer"], "used": s["used"], "cap": s["cap"]}
+            for s in result.get("sections", [])
+        ]
+        engine = next(iter(self.engines.values()), None)
+        self.notify(
+            p.NOUS_BUDGET,
+            p.BudgetNotification(
+                session_id=session.get("id"), used=session.get("used", 0), cap=session.get("cap", 0),
+                layers=layers, project=engine.project.id if engine else "",
+            ).model_dump(mode="json", by_alias=True),
+        )  # fmt: skip
+
+    # -- workspace ------------------------------------------------------------------------------
+
+    def engine_for(self, active_file: str | None = None, folder: Path | None = None) -> Engine:
+        """The engine of `folder`, else of the folder holding `active_file`, else of the first
+        folder (multi-root: one engine, one project identity per folder). Store thread only."""
+        folders = self.folders or [Path.cwd()]
+        path = None
+        if folder is None:
+            folder = folders[0]
+            if active_file:
+                path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
+                matches = [f for f in folders if path.is_relative_to(f)]
+                if matches:
+                    folder = max(matches, key=lambda f: len(f.parts))
+        if folder not in self.engines:
+            self.engines[folder] = Engine(self.settings, folder)
+        engine = self.engines[folder]
+        if path is not None:
+            engine.active_file = (
+                str(path.relative_to(folder)) if path.is_relative_to(folder) else str(path)
+            )
+        return engine
+
+    def _on_initialize(self, params: dict[str, Any]) -> None:
+        options = params.get("initializationOptions")
+        settings, problems = load(options if isinstance(options, dict) else {})
+        for key, value in self.overrides.items():
+            setattr(settings, key, value)
+        self.settings = settings
+        folders = params.get("workspaceFolders") or []
+        self.folders = [
+            uri_to_path(f["uri"]) for f in folders if isinstance(f, dict) and "uri" in f
+        ]
+        if not self.folders and params.get("rootUri"):
+            self.folders = [uri_to_path(params["rootUri"])]
+        pid = params.get("processId")
+        if isinstance(pid, int) and pid > 0:
+            threading.Thread(
+                target=_watchdog, args=(pid,), name="nous-watchdog", daemon=True
+            ).start()
+        for problem in problems:
+            log.warning(problem)
+        if problems:
+            self._loop_call(
+                lambda: self.notify(
+                    "window/showMessage",
+                    {"type": 2, "message": "Nous settings: " + "; ".join(problems)},
+                )
+            )
+
+    def _loop_call(self, fn: Callable[[], None]) -> None:
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(fn)
+
+    def _index(self) -> None:
+        """Startup work off the request path: warm the model, harvest each folder on a store
+        connection of its own (requests keep being answered), then announce `nous/indexed`."""
+        started = time.perf_counter()
+        report: dict[str, Any] = {"folders": [], "errors": []}
+        try:
+            self.worker.submit(self._warm).result()
+            for folder in self.folders:
+                engine = Engine(self.settings, folder)
+                try:
+                    harvested = engine.harvest() if self.settings.harvest else {}
+                    report["folders"].append(
+                        {"folder": str(folder), "project": engine.project.id, **harvested}
+                    )
+                finally:
+                    if "store" in engine.__dict__:
+                        engine.store.close()
+                if self.settings.watch and not self.shutdown_seen:
+                    self._watch(folder)
+        except Exception as exc:
+            log.exception("startup indexing failed")
+            report["errors"].append(str(exc))
+        report["seconds"] = round(time.perf_counter() - started, 3)
+        self.indexed.set()
+        self._loop_call(lambda: self.notify(p.NOUS_INDEXED, report))
+
+    def _warm(self) -> None:
+        for folder in self.folders or [Path.cwd()]:
+            self.engine_for(folder=folder).store.embedder.embed("warm up")
+
+    def _watch(self, folder: Path) -> None:
+        from nous.workspace.watcher import Watcher
+
+        def changed(paths: set[str]) -> None:
+            self.worker.submit(lambda: self.engine_for(folder=folder).on_files_changed(paths))
+
+        watcher = Watcher(folder, changed)
+        watcher.start()
+        self.watchers.append(watcher)
+
+    def _register_documents(self) -> None:
+        @self.ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+        def did_open(_ls: LanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+            self._active(params.text_document.uri, params.text_document.language_id)
+
+        @self.ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+        def did_change(_ls: LanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+            self._active(params.text_document.uri, None)
+
+        @self.ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+        def did_close(_ls: LanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
+            pass
+
+    def _active(self, uri: str, language: str | None) -> None:
+        def update() -> None:
+            engine = self.engine_for(uri)
+            if language:
+                engine.active_language = language
+                engine.__dict__.pop("languages", None)
+
+        self.worker.submit(update)
+
+
+class _Writer:
+    """What pygls writes through: the same framed, locked output as ours."""
+
+    def __init__(self, write: Callable[[bytes], None]) -> None:
+        self._write = write
+
+    def write(self, data: bytes) -> None:
+        self._write(data)
+
+    def close(self) -> None:
+        pass
+
+
+def _watchdog(pid: int) -> None:
+    """Exit when the editor process that started us is gone (LSP `processId`)."""
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            log.warning("editor process %d is gone; exiting", pid)
+            os._exit(1)
+        except PermissionError:
+            pass

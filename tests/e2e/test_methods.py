@@ -1,0 +1,183 @@
+"""Every custom method end to end through pytest-lsp and a real `nous serve` subprocess."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
+
+BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-"))
+WS = make_workspace(
+    BASE, "shop",
+    "# Rules\n\n- Never commit directly to main.\n- Use PostgreSQL for all storage, including caches.\n",
+)  # fmt: skip
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=SERVE, server_env=server_env(BASE / "memory.db")),
+)
+async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    await lsp_client.initialize_session(init_params(WS))
+    await lsp_client.wait_for_notification("nous/indexed")
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def call(client: LanguageClient, method: str, params: Any) -> Any:
+    result = await client.protocol.send_request_async(method, params)
+    return result
+
+
+def as_dict(obj: Any) -> Any:
+    if hasattr(obj, "_asdict"):
+        return {k: as_dict(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, list):
+        return [as_dict(v) for v in obj]
+    return obj
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_remember_then_recall_and_budget_notification(client: LanguageClient) -> None:
+    made = as_dict(
+        await call(
+            client,
+            "nous/remember",
+            {
+                "kind": "decision",
+                "content": "Cache with Postgres UNLOGGED tables, not Redis.",
+                "outcome": "success",
+            },
+        )
+    )
+    assert (
+        made["status"] == "created"
+        and made["scope"] == "project:shop"
+        and made["memoryStatus"] == "recorded"
+    )
+    again = as_dict(
+        await call(
+            client,
+            "nous/remember",
+            {"kind": "decision", "content": "cache with postgres unlogged tables, not redis"},
+        )
+    )
+    assert again["status"] == "confirmed" and again["id"] == made["id"]
+    recalled = as_dict(
+        await call(client, "nous/recall", {"query": "redis caching", "sessionId": "e2e-1"})
+    )
+    ids = [i["id"] for s in recalled["sections"] for i in s["items"]]
+    assert made["id"] in ids and recalled["tokens"] <= 500
+    budget = as_dict(await client.wait_for_notification("nous/budget"))
+    assert (
+        budget["sessionId"] == "e2e-1"
+        and budget["cap"] == 3000
+        and budget["used"] == recalled["session"]["used"]
+    )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_context_includes_harvested_rules(client: LanguageClient) -> None:
+    result = as_dict(
+        await call(
+            client,
+            "nous/context",
+            {"input": "should we add Redis for caching?", "sessionId": "e2e-2", "budget": 2000},
+        )
+    )
+    assert result["frame"] == "decision" and result["tokens"] <= 2000
+    assert "Never commit directly to main." in result["text"]
+    assert result["fingerprint"]["budget"] == 2000
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_expand_forget_supersede_outcome_feedback(client: LanguageClient) -> None:
+    old = as_dict(
+        await call(
+            client, "nous/remember", {"kind": "fact", "content": "Deploys run from Jenkins."}
+        )
+    )
+    new = as_dict(
+        await call(
+            client, "nous/remember", {"kind": "fact", "content": "Deploys run from GitHub Actions."}
+        )
+    )
+    full = as_dict(await call(client, "nous/expand", {"id": old["id"], "sessionId": "e2e-3"}))
+    assert full["memory"]["content"] == "Deploys run from Jenkins." and full["session"]["used"] > 0
+    sup = as_dict(await call(client, "nous/supersede", {"id": old["id"], "newId": new["id"]}))
+    assert sup["status"] == "superseded" and sup["supersededBy"] == new["id"]
+    decision = as_dict(
+        await call(client, "nous/remember", {"kind": "decision", "content": "Adopt ruff."})
+    )
+    assert (
+        as_dict(await call(client, "nous/outcome", {"id": decision["id"], "outcome": "success"}))[
+            "status"
+        ]
+        == "reviewed"
+    )
+    assert as_dict(await call(client, "nous/forget", {"id": new["id"]}))["status"] == "inactive"
+    ctx = as_dict(
+        await call(
+            client,
+            "nous/context",
+            {"input": "how do we deploy?", "sessionId": "e2e-4", "frame": "question"},
+        )
+    )
+    items = [i for s in ctx["sections"] for i in s["items"]]
+    fb = as_dict(
+        await call(
+            client,
+            "nous/feedback",
+            {"sessionId": "e2e-4", "response": items[0]["text"] if items else "nothing"},
+        )
+    )
+    assert set(fb["referenced"]) | set(fb["notReferenced"]) == {i["id"] for i in items}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_status(client: LanguageClient) -> None:
+    status = as_dict(await call(client, "nous/status", {}))
+    assert (
+        status["project"] == "shop"
+        and status["dimension"] == 384
+        and status["encoding"] == "o200k_base"
+    )
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(
+    ("method", "params", "field"),
+    [
+        ("nous/recall", None, "params are required"),
+        ("nous/recall", {"query": 42}, "query"),
+        ("nous/recall", {"query": "x", "budget": -1}, "budget"),
+        ("nous/context", {"mode": "sometimes"}, "mode"),
+        ("nous/remember", {"kind": "fact"}, "content"),
+        ("nous/remember", {"kind": "fact", "content": "x", "confidence": 3}, "confidence"),
+        ("nous/remember", {"kind": "Bad Kind!", "content": "x"}, "invalid kind"),
+        ("nous/feedback", {"response": "x"}, "sessionId"),
+        ("nous/expand", {"id": "does-not-exist"}, "no memory with id"),
+        ("nous/forget", {}, "id"),
+        ("nous/supersede", {"id": "a"}, "newId"),
+        ("nous/outcome", {"id": "a", "outcome": "great"}, "outcome"),
+    ],
+)
+async def test_invalid_params_name_the_field(
+    client: LanguageClient, method: str, params: Any, field: str
+) -> None:
+    with pytest.raises(JsonRpcInvalidParams, match=field):
+        await call(client, method, params)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_unknown_custom_method(client: LanguageClient) -> None:
+    with pytest.raises(JsonRpcMethodNotFound):
+        await call(client, "nous/teleport", {})
