@@ -181,6 +181,10 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     root = args.keep or Path(tempfile.mkdtemp(prefix="nous-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     ws = make_workspace(root)
+    pool_file = root / f"pool-{pool.fingerprint()}.npz" if args.keep else None
+    reused = pool.load(pool_file) if pool_file else 0
+    if reused:
+        _say(f"reusing {reused:,} real embeddings of pool texts from {pool_file}")
     turns = corpus.queries(args.queries)
     files = corpus.active_files(args.queries)
     recalls = corpus.recall_queries(args.queries)
@@ -203,6 +207,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             "encoding": encoding,
             "workspace": "orderflow (python, typescript)",
             "turnsPerSession": measure.TURNS_PER_SESSION,
+            "poolVectorsReused": reused,
         },
         "sizes": sizes_out,
     }
@@ -216,6 +221,8 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             built = build.build(
                 db, size, the_corpus, pool, real, counter, args.write_sample, args.single
             )
+            if pool_file and pool.embedded:
+                pool.save(pool_file)
             _say(
                 f"{size:,}: built ({built.bulk_seconds:.1f} s bulk, "
                 f"{built.write_per_s:.1f} writes/s); warm requests"

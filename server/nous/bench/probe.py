@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     from nous.bench import corpus
     from nous.bench.measure import turn_params
     from nous.engine import Engine
+    from nous.memory import tokens
     from nous.memory.embedder import default_embedder
     from nous.protocol import ContextParams
     from nous.settings import Settings
@@ -53,7 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     embedder = default_embedder()
     t2 = time.perf_counter()
-    engine = Engine(Settings(db=args.db), args.workspace, embedder=embedder)
+    settings = Settings(db=args.db)
+    tokens.counter(settings.encoding)
+    t_counter = time.perf_counter()
+    engine = Engine(settings, args.workspace, embedder=embedder)
     engine.store  # noqa: B018 — open the store and load the vector index now
     t3 = time.perf_counter()
     first = engine.context(ContextParams(input=args.input, mode="turn"))
@@ -66,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         {
             "importSeconds": round(t1 - t0, 3),
             "modelLoadSeconds": round(t2 - t1, 3),
-            "storeOpenSeconds": round(t3 - t2, 3),
+            "encodingLoadSeconds": round(t_counter - t2, 3),
+            "storeOpenSeconds": round(t3 - t_counter, 3),
             "firstContextSeconds": round(t4 - t3, 3),
             "mainToFirstContextSeconds": round(t4 - STARTED, 3),
             "firstContextTokens": first.tokens,

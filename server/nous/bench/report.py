@@ -3,6 +3,7 @@ section, all from the bench JSON."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,7 @@ def targets(data: dict[str, Any]) -> list[dict[str, Any]]:
                 )
             )
     for row in data["sizes"]:
-        stdio = row.get("stdio") or {}
-        daemon = stdio.get("firstContextSeconds")
+        daemon = _daemon_cold(row)
         out.append(
             _target(
                 f"cold start, daemon launch → first context, {_k(row['size'])} (s)",
@@ -80,6 +80,14 @@ def targets(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _daemon_cold(row: dict[str, Any]) -> float | None:
+    """Daemon launch → first context answered, as the minimal client saw it (else pygls)."""
+    stdio = row.get("stdio") or {}
+    minimal = stdio.get("minimalClient") or {}
+    value = minimal.get("firstContextSeconds", stdio.get("firstContextSeconds"))
+    return float(value) if value is not None else None
+
+
 def _rss(row: dict[str, Any]) -> float | None:
     """The daemon's RSS when the stdio run happened, else the probe process's."""
     stdio = row.get("stdio") or {}
@@ -108,227 +116,108 @@ def _met(ok: bool | None) -> str:
     return "not measured" if ok is None else "met" if ok else "MISSED"
 
 
-def tables(data: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+Row = dict[str, Any]
+Column = tuple[str, Callable[[Row], str]]
+
+
+def _get(row: Row, *path: str) -> Any:
+    """A nested value of a size row, or None anywhere along the path."""
+    value: Any = row
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _col(header: str, *path: str, digits: int = 1) -> Column:
+    return header, lambda row: _f(_get(row, *path), digits)
+
+
+def _table(title: str, columns: list[Column], rows: list[Row]) -> Table:
+    return title, [h for h, _ in columns], [[get(r) for _, get in columns] for r in rows]
+
+
+Table = tuple[str, list[str], list[list[str]]]
+SIZE: Column = ("size", lambda r: _k(r["size"]))
+
+
+def _mb(*path: str) -> Callable[[Row], str]:
+    return lambda r: _f(_get(r, *path) / MB if _get(r, *path) is not None else None)
+
+
+def tables(data: dict[str, Any]) -> list[Table]:
     """(title, header, rows) for every table of the report."""
-    sizes = data["sizes"]
-    out: list[tuple[str, list[str], list[list[str]]]] = []
-
-    rows = []
-    for s in sizes:
-        b = s["build"]
-        rows.append(
-            [
-                _k(s["size"]),
-                _f(b["memories"]),
-                _f(b["db_bytes"] / MB),
-                _f(b["mean_tokens"]),
-                f"{b['token_range'][0]}–{b['token_range'][1]}",
-                _f(b["bulk_real_own"]),
-                _f(b["bulk_variants"]),
-                _f(b["sample"] + b["single"]),
-                _f(b["bulk_seconds"]),
-                _f(b["index_load_seconds"], 3),
-            ]
-        )
-    out.append(
-        (
-            "Memory sets",
-            [
-                "size",
-                "memories",
-                "DB MB",
-                "mean tokens",
-                "tokens",
-                "bulk: own real vector",
-                "bulk: variant (pool vector)",
-                "written with the model",
-                "bulk write s",
-                "index load s",
-            ],
-            rows,
-        )
-    )
-
-    rows = []
-    for s in sizes:
-        c, r = s["context"], s["recall"]
-        stdio = s.get("stdio") or {}
-        st = stdio.get("turn") or {}
-        rows.append(
-            [
-                _k(s["size"]),
-                *(_f(c["turn"][p]) for p in ("p50", "p95", "p99")),
-                *(_f(c["startup"][p]) for p in ("p50", "p95", "p99")),
-                *(_f(r[p]) for p in ("p50", "p95", "p99")),
-                _f(st.get("p50")),
-                _f(st.get("p95")),
-            ]
-        )
-    out.append(
-        (
-            "Warm latency, ms (in-process Engine, the daemon's code; stdio = pygls client → "
-            "`nous serve`)",
-            [
-                "size",
-                "turn p50",
-                "turn p95",
-                "turn p99",
-                "startup p50",
-                "startup p95",
-                "startup p99",
-                "recall p50",
-                "recall p95",
-                "recall p99",
-                "stdio turn p50",
-                "stdio turn p95",
-            ],
-            rows,
-        )
-    )
-
-    rows = []
-    for s in sizes:
-        fl = s["floors"]
-        rows.append(
-            [
-                _k(s["size"]),
-                _f(fl["embedQuery"]["p50"], 2),
-                _f(fl["topK"]["p50"], 2),
-                _f(fl["countRendered"]["p50"], 3),
-                _f(fl["sumP50"], 2),
-                _f(s["context"]["turn"]["p50"]),
-                _f(s["ratio"], 1),
-            ]
-        )
-    out.append(
-        (
-            "Floors, ms (p50, measured in the same run)",
-            [
-                "size",
-                "embed query",
-                f"numpy top-{sizes[0]['floors']['k'] if sizes else 60}",
-                "tiktoken count of context",
-                "sum",
-                "context turn p50",
-                "context p50 / sum",
-            ],
-            rows,
-        )
-    )
-
-    rows = []
-    for s in sizes:
-        cold = s.get("cold") or {}
-        cli = cold.get("cli") or {}
-        probe = cold.get("probe") or {}
-        stdio = s.get("stdio") or {}
-        rows.append(
-            [
-                _k(s["size"]),
-                _f(cli.get("median"), 2),
-                _f(cli.get("runs")),
-                _f(probe.get("importSeconds"), 2),
-                _f(probe.get("modelLoadSeconds"), 2),
-                _f(probe.get("storeOpenSeconds"), 2),
-                _f(probe.get("firstContextSeconds"), 2),
-                _f(stdio.get("initializeSeconds"), 2),
-                _f(stdio.get("firstContextSeconds"), 2),
-            ]
-        )
-    out.append(
-        (
-            "Cold start, s",
-            [
-                "size",
-                "`nous context` launch → answer (median)",
-                "runs",
-                "probe: imports",
-                "model load",
-                "store + index open",
-                "first context",
-                "daemon: initialize",
-                "daemon: launch → first context",
-            ],
-            rows,
-        )
-    )
-
-    rows = []
-    for s in sizes:
-        b = s["build"]
-        probe = (s.get("cold") or {}).get("probe") or {}
-        stdio = s.get("stdio") or {}
-        rows.append(
-            [
-                _k(s["size"]),
-                _f(b["write_per_s"]),
-                _f(b["sample"]),
-                _f(b["single_per_s"]),
-                _f(b["single"]),
-                _f(probe.get("rssAfterWarmMb")),
-                _f(probe.get("peakRssMb")),
-                _f(stdio.get("daemonRssMb")),
-                _f(b["db_bytes"] / MB),
-            ]
-        )
-    out.append(
-        (
-            "Writes and memory",
-            [
-                "size",
-                "write/s (batches of 100, model)",
-                "n",
-                "remember/s (one at a time)",
-                "n",
-                "probe RSS MB",
-                "probe peak MB",
-                "daemon RSS MB",
-                "DB MB",
-            ],
-            rows,
-        )
-    )
-
+    sizes: list[Row] = data["sizes"]
+    out = [
+        _table("Memory sets", [
+            SIZE, _col("memories", "build", "memories"), ("DB MB", _mb("build", "db_bytes")),
+            _col("mean tokens", "build", "mean_tokens"),
+            ("tokens", lambda r: "–".join(str(t) for t in r["build"]["token_range"])),
+            _col("bulk: own real vector", "build", "bulk_real_own"),
+            _col("bulk: variant (pool text's vector)", "build", "bulk_variants"),
+            ("embedded while writing", lambda r: _f(r["build"]["sample"] + r["build"]["single"])),
+            _col("bulk write s", "build", "bulk_seconds"),
+            _col("store open s", "build", "index_load_seconds", digits=3),
+        ], sizes),
+        _table("Warm latency, ms (in-process `Engine`: the code the daemon runs)", [
+            SIZE,
+            *(_col(f"turn {p}", "context", "turn", p) for p in ("p50", "p95", "p99")),
+            *(_col(f"startup {p}", "context", "startup", p) for p in ("p50", "p95", "p99")),
+            *(_col(f"recall {p}", "recall", p) for p in ("p50", "p95", "p99")),
+            _col("turn answer tokens", "turnAnswers", "meanTokens"),
+        ], sizes),
+        _table("Over stdio, `nous serve` (turn requests; ms unless noted)", [
+            SIZE, _col("pygls client p50", "stdio", "turn", "p50"),
+            _col("pygls p95", "stdio", "turn", "p95"),
+            _col("minimal client p50", "stdio", "minimalClient", "turn", "p50"),
+            _col("minimal p95", "stdio", "minimalClient", "turn", "p95"),
+            _col("in-process p50", "context", "turn", "p50"),
+            _col("answer bytes (median)", "stdio", "minimalClient", "answerBytesMedian"),
+            _col("daemon RSS MB", "stdio", "daemonRssMb"),
+        ], sizes),
+        _table("Floors, ms (p50 over the same queries, same run)", [
+            SIZE, _col("embed query", "floors", "embedQuery", "p50", digits=2),
+            ("numpy top-k", lambda r: _f(_get(r, "floors", "topK", "p50"), 2)
+             + f" (k={_get(r, 'floors', 'k')})"),
+            _col("tiktoken count of context", "floors", "countRendered", "p50", digits=3),
+            _col("sum of floors", "floors", "sumP50", digits=2),
+            _col("context turn p50", "context", "turn", "p50"),
+            _col("context p50 / floors", "ratio"),
+        ], sizes),
+        _table("Cold start, s", [
+            SIZE, _col("`nous context` process (median)", "cold", "cli", "median", digits=2),
+            _col("runs", "cold", "cli", "runs"),
+            _col("probe: imports", "cold", "probe", "importSeconds", digits=2),
+            _col("model load", "cold", "probe", "modelLoadSeconds", digits=2),
+            _col("encoding load", "cold", "probe", "encodingLoadSeconds", digits=2),
+            _col("store + index open", "cold", "probe", "storeOpenSeconds", digits=2),
+            _col("first context", "cold", "probe", "firstContextSeconds", digits=2),
+            _col("daemon: initialize", "stdio", "minimalClient", "initializeSeconds", digits=2),
+            _col("daemon: launch → first context", "stdio", "minimalClient",
+                 "firstContextSeconds", digits=2),
+            _col("same, pygls client", "stdio", "firstContextSeconds", digits=2),
+        ], sizes),
+        _table("Writes and memory", [
+            SIZE, _col("write/s (batches of 100, model)", "build", "write_per_s"),
+            _col("n", "build", "sample"),
+            _col("remember/s (one at a time)", "build", "single_per_s"),
+            _col("n", "build", "single"),
+            _col("probe RSS MB (after 20 turns)", "cold", "probe", "rssAfterWarmMb"),
+            _col("probe peak MB", "cold", "probe", "peakRssMb"),
+            _col("daemon RSS MB", "stdio", "daemonRssMb"),
+            ("DB MB", _mb("build", "db_bytes")),
+        ], sizes),
+    ]  # fmt: skip
     h = data.get("harvest") or {}
     if h and "skipped" not in h and "error" not in h:
-        out.append(
-            (
-                "Harvest (Engine.harvest, real model, empty database)",
-                [
-                    "workspace",
-                    "files",
-                    "created",
-                    "confirmed",
-                    "s",
-                    "memories/s",
-                    "unchanged re-harvest s",
-                ],
-                [
-                    [
-                        h["workspace"],
-                        _f(h["files"]),
-                        _f(h["created"]),
-                        _f(h["confirmed"]),
-                        _f(h["seconds"], 2),
-                        _f(h["perSecond"]),
-                        _f(h["unchangedSeconds"], 2),
-                    ]
-                ],
-            )
-        )
-
-    rows = [
-        [
-            t["figure"],
-            t["target"],
-            _f(t["value"], 2) if isinstance(t["value"], float) else _f(t["value"]),
-            _met(t["met"]),
-        ]
-        for t in data["targets"]
-    ]
-    out.append(
-        ("Targets (SPEC §8; reported, not asserted)", ["figure", "target", "measured", ""], rows)
-    )
+        out.append(_table("Harvest (`Engine.harvest`, real model, empty database)", [
+            _col("workspace", "workspace"), _col("files", "files"), _col("created", "created"),
+            _col("confirmed", "confirmed"), _col("s", "seconds", digits=2),
+            _col("memories/s", "perSecond"),
+            _col("unchanged re-harvest s", "unchangedSeconds", digits=2),
+        ], [h]))  # fmt: skip
+    rows = [[t["figure"], t["target"], _f(t["value"], 2), _met(t["met"])] for t in data["targets"]]
+    out.append(("Targets (SPEC §8; reported, not asserted)", ["figure", "target", "measured", ""],
+                rows))  # fmt: skip
     return out
 
 

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import os
+import statistics
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -44,14 +48,119 @@ def daemon_rss_mb(pid: int) -> dict[str, float]:
 
 
 def run(db: Path, workspace: Path, turns: list[Query]) -> dict[str, Any]:
-    """The stdio figures, or `{"skipped": reason}` / `{"error": ...}`."""
+    """The stdio figures, or `{"skipped": reason}` / `{"error": ...}`: one run through the pygls
+    client, then one through a minimal client (framing + `json` only), which shows how much of
+    the pygls figure is the client turning each answer into Python objects."""
     reason = available()
     if reason:
         return {"skipped": reason}
     try:
-        return asyncio.run(_run(db, workspace, turns))
+        out = asyncio.run(_run(db, workspace, turns))
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        out["minimalClient"] = _raw_run(db, workspace, turns)
+    except Exception as exc:
+        out["minimalClient"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+def _serve_command(db: Path, log_file: Path) -> list[str]:
+    return [sys.executable, "-m", "nous", "--db", str(db), "serve", "--stdio",
+            "--log-file", str(log_file), "--log-level", "WARNING"]  # fmt: skip
+
+
+def _init_params(workspace: Path) -> dict[str, Any]:
+    return {
+        "processId": os.getpid(), "capabilities": {},
+        "workspaceFolders": [{"uri": workspace.as_uri(), "name": workspace.name}],
+        "initializationOptions": {"harvest": False, "watch": False},
+    }  # fmt: skip
+
+
+class _Pipe:
+    """Blocking JSON-RPC over a child's stdin/stdout: Content-Length framing and `json`."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.stdin, self.stdout = process.stdin, process.stdout
+        self.bytes_in: list[int] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        self.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.stdin.flush()
+
+    def read(self) -> dict[str, Any]:
+        length = 0
+        while True:
+            line = self.stdout.readline()
+            if not line:
+                raise EOFError("the daemon closed its output")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, _, value = line.decode("ascii").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        body = self.stdout.read(length)
+        self.bytes_in.append(length)
+        message: dict[str, Any] = json.loads(body)
+        return message
+
+    def request(self, msg_id: int, method: str, params: Any) -> dict[str, Any]:
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        while True:
+            message = self.read()
+            if message.get("id") == msg_id and "method" not in message:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message
+
+
+def _raw_run(db: Path, workspace: Path, turns: list[Query]) -> dict[str, Any]:
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        _serve_command(db, db.parent / "serve-minimal.log"), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env(), cwd=str(workspace),
+    )  # fmt: skip
+    watchdog = threading.Timer(REQUEST_TIMEOUT + 3.0 * len(turns), process.kill)
+    watchdog.start()
+    try:
+        pipe = _Pipe(process)
+        pipe.request(0, "initialize", _init_params(workspace))
+        initialized = time.perf_counter() - started
+        pipe.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        pipe.request(1, "nous/context", {"input": COLD_INPUT, "mode": "turn"})
+        first = time.perf_counter() - started
+        for i, q in enumerate(turns[:WARMUP]):
+            pipe.request(10 + i, "nous/context", {"input": q.text, "mode": "turn"})
+        pipe.bytes_in.clear()
+        turn_ms = []
+        for i, q in enumerate(turns):
+            params = {"input": q.text, "mode": "turn", "activeFile": q.active_file,
+                      "sessionId": f"raw-turn-{i // TURNS_PER_SESSION}"}  # fmt: skip
+            sent = time.perf_counter()
+            answer = pipe.request(100 + i, "nous/context", params)
+            turn_ms.append((time.perf_counter() - sent) * 1000)
+            assert "text" in answer["result"]
+        answers = [n for n in pipe.bytes_in if n > 1000]
+        memory = daemon_rss_mb(process.pid)
+        pipe.request(99_999, "shutdown", None)
+        pipe.send({"jsonrpc": "2.0", "method": "exit"})
+        process.wait(REQUEST_TIMEOUT)
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+    return {
+        "client": "minimal: Content-Length framing + json.loads, blocking pipes",
+        "initializeSeconds": round(initialized, 3),
+        "firstContextSeconds": round(first, 3),
+        "turn": percentiles(turn_ms),
+        "answerBytesMedian": int(statistics.median(answers)) if answers else 0,
+        "daemonRssMb": memory.get("rss"),
+        "daemonPeakRssMb": memory.get("peak"),
+    }
 
 
 async def _run(db: Path, workspace: Path, turns: list[Query]) -> dict[str, Any]:
