@@ -68,12 +68,24 @@ class Raw:
                 return message
         return None
 
-    def initialize(self) -> None:
+    def initialize(self, pid: int | None = None, folders: list[Path] | None = None) -> None:
         self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-            "processId": os.getpid(), "rootUri": self.workspace.as_uri(), "capabilities": {},
+            "processId": pid or os.getpid(), "rootUri": self.workspace.as_uri(), "capabilities": {},
+            "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders or []],
             "initializationOptions": {"watch": False, "harvest": False}}})  # fmt: skip
         assert self.response("init", 30) is not None
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def call(self, method: str, params: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
+        """A request's result; fails the test on an error or no answer."""
+        self.calls = getattr(self, "calls", 0) + 1
+        msg_id = f"call-{self.calls}"
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        answer = self.response(msg_id, timeout)
+        assert answer is not None, f"no answer to {method}"
+        assert "error" not in answer, answer
+        result: dict[str, Any] = answer["result"]
+        return result
 
     def close(self) -> int:
         if self.proc.poll() is None:

@@ -344,6 +344,7 @@ class Daemon:
                     folder = max(matches, key=lambda f: len(f.parts))
         if folder not in self.engines:
             self.engines[folder] = Engine(self.settings, folder)
+            self.engines[folder].index_state = "ready" if self.indexed.is_set() else "indexing"
         engine = self.engines[folder]
         if path is not None:
             engine.active_file = (
@@ -407,7 +408,12 @@ class Daemon:
             report["errors"].append(str(exc))
         report["seconds"] = round(time.perf_counter() - started, 3)
         self.indexed.set()
+        self.worker.submit(self._mark_ready)
         self._loop_call(lambda: self.notify(p.NOUS_INDEXED, report))
+
+    def _mark_ready(self) -> None:
+        for engine in self.engines.values():
+            engine.index_state = "ready"
 
     def _warm(self) -> None:
         for folder in self.folders or [Path.cwd()]:
@@ -465,8 +471,20 @@ def _watchdog(pid: int) -> None:
         time.sleep(1.0)
         try:
             os.kill(pid, 0)
+            gone = _zombie(pid)
         except ProcessLookupError:
+            gone = True
+        except PermissionError:
+            gone = False
+        if gone:
             log.warning("editor process %d is gone; exiting", pid)
             os._exit(1)
-        except PermissionError:
-            pass
+
+
+def _zombie(pid: int) -> bool:
+    """A dead process its parent has not reaped yet still answers `kill 0` (Linux only check)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
