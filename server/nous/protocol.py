@@ -153,7 +153,8 @@ class ContextResult(Wire):
     @field_serializer("intent", "fingerprint")
     def _camel_keys(self, value: dict[str, Any]) -> dict[str, Any]:
         """Free-form maps go on the wire in camelCase too (data keys such as kinds have none)."""
-        return camelize(value)
+        camel: dict[str, Any] = camelize(value)
+        return camel
 
 
 def camelize(value: Any) -> Any:
