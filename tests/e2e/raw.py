@@ -22,6 +22,7 @@ class Raw:
         )  # fmt: skip
         self.buffer = b""
         self.workspace = workspace
+        self.notes: list[dict[str, Any]] = []  # notifications skipped while awaiting responses
 
     def write(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -66,6 +67,8 @@ class Raw:
                 return None
             if message.get("id") == msg_id and "method" not in message:
                 return message
+            if "method" in message and "id" not in message:
+                self.notes.append(message)
         return None
 
     def initialize(self, pid: int | None = None, folders: list[Path] | None = None) -> None:

@@ -217,7 +217,7 @@ class Daemon:
         if method == "$/cancelRequest":
             params = message.get("params")
             target = params.get("id") if isinstance(params, dict) else None
-            future = self.pending.get(target)
+            future = self.pending.pop(target, None) if isinstance(target, (int, str)) else None
             if future is not None:
                 future.cancel()
                 self.respond(target, error=(CANCELLED, "request cancelled"))
@@ -225,11 +225,18 @@ class Daemon:
         if method.startswith("nous/"):
             if is_request:
                 assert self._loop is not None
-                self._loop.create_task(self._custom(msg_id, method, message))
+                # Registered before it runs, so a `$/cancelRequest` in the same read finds it.
+                task = self._loop.create_task(self._custom(msg_id, method, message))
+                self.pending[msg_id] = task
+                task.add_done_callback(lambda done: self._forget_pending(msg_id, done))
             return
         self._to_pygls(message)
         if method == "initialized":
             threading.Thread(target=self._index, name="nous-index", daemon=True).start()
+
+    def _forget_pending(self, msg_id: Any, done: asyncio.Future[Any]) -> None:
+        if self.pending.get(msg_id) is done:
+            del self.pending[msg_id]
 
     def _refuse_oversized(self, error: FrameError) -> None:
         """Answer an oversized request by the id found in its first bytes, if there is one."""
@@ -288,7 +295,6 @@ class Daemon:
             return
         assert self._loop is not None
         future = self._loop.run_in_executor(self.worker, self._run, handler, params)
-        self.pending[msg_id] = future
         try:
             result = await future
         except asyncio.CancelledError:
