@@ -71,6 +71,7 @@ class PlanDefaults(Strict):
     dominant_limit: int = Field(ge=0)
     other_limit: int = Field(ge=0)
     default_limit: int = Field(ge=0)
+    recall_items_per_1k_tokens: int = Field(ge=0)
     kinds: list[str]
 
 

@@ -68,21 +68,10 @@ class _Work:
 def _semantic(
     store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str]
 ) -> tuple[dict[str, float], int]:
-    k = config.scoring.candidates
-    dense = store.vector_search(query_vec, k, scopes)
-    lexical = store.text_search(query, k, scopes) if query.strip() else []
-    top_bm25 = max((s for _, s in lexical), default=0.0) or 1.0
-    ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
-    vectors = store.index.vectors(ids)
-    bm25 = {i: s / top_bm25 for i, s in lexical}
-    share = config.scoring.semantic_cosine_share
-    fused = search.fuse(dense, lexical)
-    available = len(fused)
-    out = {}
-    for memory_id in ids:
-        cosine = float(vectors[memory_id] @ query_vec) if memory_id in vectors else 0.0
-        out[memory_id] = share * max(0.0, cosine) + (1 - share) * bm25.get(memory_id, 0.0)
-    return out, available
+    scoring = config.scoring
+    return search.blend(
+        store, query, query_vec, scopes, scoring.candidates, scoring.semantic_cosine_share
+    )
 
 
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
@@ -278,6 +267,14 @@ def _filter(
     messages = [m.content for m in list(req.conversation)[-window:] if m.content.strip()]
     message_vecs = store.embedder.embed_many(messages) if messages else None
     per_kind: dict[str, int] = {}
+    # On-demand recall is paid for by its own budget: the per-kind limits grow with it.
+    scaled = 0
+    if req.mode == "recall" and req.budget:
+        scaled = -(-req.budget * config.plan.recall_items_per_1k_tokens // 1000)
+
+    def kind_limit(kind: str) -> int:
+        return max(plan.limits[kind], scaled)
+
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     vectors = store.index.vectors([c.memory.id for c in candidates])
@@ -302,8 +299,8 @@ def _filter(
         if relevance < threshold:
             work.drop(c, "low-score", f"below {threshold}")
             continue
-        if req.mode != "startup" and per_kind.get(m.kind, 0) >= plan.limits[m.kind]:
-            work.drop(c, "low-score", f"beyond the plan's {plan.limits[m.kind]} {m.kind}s")
+        if req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
+            work.drop(c, "low-score", f"beyond the plan's {kind_limit(m.kind)} {m.kind}s")
             continue
         if secrets.find(m.summary) or secrets.find(m.micro):
             work.drop(c, "secret")

@@ -2,8 +2,10 @@
 
 For every query the full dense list (cosine of every memory) and the full BM25 list (every
 match) are taken from the store once; each variant is then a pure function of those two lists,
-so a grid costs little beyond one pass over the data. `rrf k=60 d=100` is what
-`context.search.ranked` does today; `blend` is the pipeline's own `semantic` term.
+so a grid costs little beyond one pass over the data. `rrf k=60 d=100` (plain reciprocal-rank
+fusion) is the reference every gain is measured against; `blend (pipeline …)` is
+`context.search.blend` with the shipped defaults, which this comparison chose (`wsum max a=0.6
+d=100`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nous.context import config as configs
 from nous.context import search
 from nous.evaluation import locomo, metrics, scifact
 from nous.evaluation.data import LOCOMO_SPLITS, Conversation, SciFact
@@ -127,7 +130,11 @@ def variants() -> dict[str, Variant]:
     for k in (10, 60):
         for wd in (0.5, 0.7):
             out[f"rrf k={k} d=100 wdense={wd}"] = rrf(k, 100, w_dense=wd)
-    out["blend (pipeline: share 0.7, max, d=60)"] = weighted(0.7, 60, "max", exact=False)
+    scoring = configs.defaults().scoring
+    share, depth = scoring.semantic_cosine_share, scoring.candidates
+    out[f"blend (pipeline: share {share}, max, d={depth})"] = weighted(
+        share, depth, "max", exact=False
+    )
     for alpha in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
         for how in ("max", "minmax", "z"):
             for depth, exact in ((60, False), (100, False), (100, True), (200, True)):

@@ -172,10 +172,11 @@ def scifact_tables(data: dict[str, Any]) -> list[tuple[str, Table]]:
 
 def fusion_tables(data: dict[str, Any], top: int = 15) -> list[tuple[str, Table]]:
     head = ["variant", "LoCoMo R@5", "R@10", "R@25", "SciFact nDCG@10", "R@100", "gain"]
-    keep = {data["baseline"], "dense", "bm25", "blend (pipeline: share 0.7, max, d=60)"}
+    keep = {data["baseline"], "dense", "bm25"}
     rows = []
     for rank, row in enumerate(data["variants"], start=1):
-        if rank > top and row["variant"] not in keep:
+        shipped = row["variant"].startswith("blend (pipeline")
+        if rank > top and row["variant"] not in keep and not shipped:
             continue
         lo, sf = row["locomo"], row["scifact"]
         rows.append(
