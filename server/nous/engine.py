@@ -55,6 +55,9 @@ class Engine:
         self.active_language = active_language
         self.active_file: str | None = None
         self.task: str | None = None
+        self.index_state = "pending"
+        """`pending`, `indexing` or `ready`: set by the daemon around the startup harvest."""
+        self.last_session: str | None = None
         self._embedder = embedder
         self._topic: Vector | None = None
         self.config: Config
@@ -128,6 +131,7 @@ class Engine:
     def context(self, params: ContextParams) -> ContextResult:
         """`nous/context`: startup (counted against the session cap) or turn mode."""
         session = self._session(params.session_id)
+        self.last_session = params.session_id or self.last_session
         if params.mode == "startup":
             requested = params.budget or self.settings.startup_budget
         else:
@@ -161,6 +165,7 @@ class Engine:
     def recall_request(self, params: RecallParams) -> ContextResult:
         """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
         session = self._session(params.session_id)
+        self.last_session = params.session_id or self.last_session
         requested = params.budget or self.settings.recall_budget
         note = None
         if params.session_id and session.recalls >= self.settings.max_recalls_per_session:
@@ -262,7 +267,7 @@ class Engine:
 
     def status(self) -> dict[str, Any]:
         store = self.store
-        counts = store.counts()
+        counts = store.counts(self.scopes())  # what this project can see, not the whole file
         return {
             "project": self.project.id,
             "projectSource": self.project.source,
@@ -274,4 +279,12 @@ class Engine:
             "model": store.embedder.name,
             "dimension": store.embedder.dimension,
             "encoding": store.counter.name,
+            "task": self.task,
+            "indexState": self.index_state,
+            "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
+            "session": (
+                sessions.use_of(self._session(self.last_session)).model_dump(by_alias=True)
+                if self.last_session
+                else None
+            ),
         }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from pydantic.alias_generators import to_camel
 
 NOUS_CONTEXT = "nous/context"
@@ -149,6 +149,21 @@ class ContextResult(Wire):
     fingerprint: dict[str, Any] = Field(default_factory=dict)
     refresh: str | None = None
     notes: list[str] = Field(default_factory=list)
+
+    @field_serializer("intent", "fingerprint")
+    def _camel_keys(self, value: dict[str, Any]) -> dict[str, Any]:
+        """Free-form maps go on the wire in camelCase too (data keys such as kinds have none)."""
+        camel: dict[str, Any] = camelize(value)
+        return camel
+
+
+def camelize(value: Any) -> Any:
+    """Every dict key of `value`, recursively, in camelCase."""
+    if isinstance(value, dict):
+        return {to_camel(k) if isinstance(k, str) else k: camelize(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [camelize(v) for v in value]
+    return value
 
 
 class RememberResult(Wire):

@@ -36,7 +36,7 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     command = [
         sys.executable, "-m", "nous", "bench", "--sizes", str(SIZE), "--queries", "6",
         "--write-sample", "20", "--single", "4", "--pool", "60", "--cold-runs", "1",
-        "--harvest-scale", "0.05", "--json", "--out", str(out), "--docs", str(docs),
+        "--harvest-scale", "0.05", "--watcher", "3000", "--json", "--out", str(out), "--docs", str(docs),
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
@@ -169,3 +169,12 @@ def test_split_and_percentiles_and_sizes() -> None:
     assert _sizes("1k,10k, 100000") == [1000, 10_000, 100_000]
     with pytest.raises(argparse.ArgumentTypeError):
         _sizes("5")
+
+
+def test_smoke_watcher_ignores_node_modules_and_keeps_its_index(smoke: dict[str, Any]) -> None:
+    w = smoke["watcher"]
+    assert w["files"] == 3000 and w["tree"]["node_modules"] == 2100
+    assert w["indexed"] == w["tree"]["kept"] + 2  # + .gitignore and the readiness probe
+    assert 0 < w["watches"] < 200 and w["mode"] == "watching" and w["readySeconds"] is not None
+    assert w["storm"]["renamed"] > 0 and w["storm"]["indexEqualsFreshWalk"] is True
+    assert "Watcher (generated tree" in smoke["_docs"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from pathlib import Path
 
 from nous.memory.model import Draft
@@ -123,3 +124,25 @@ def test_memory_naming_a_deleted_file_is_demoted(store: MemoryStore, tmp_path: P
     assert anchors.check(store, "project:p", tmp_path, {"src/cli.py"}) == [proc.id]
     assert store.get(proc.id).status == "retired"
     assert store.get(episode.id).status == "active"
+
+
+def test_a_deleted_then_recreated_top_level_tree_is_watched_again(tmp_path: Path) -> None:
+    """watchfiles drops the watch of a deleted folder for good; the watcher must notice files
+    written into the recreated folder, long after any reconciliation of the deletion itself."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "old.py").write_text("1")
+    (tmp_path / "src").mkdir()
+    seen: list[set[str]] = []
+    watcher = Watcher(tmp_path, seen.append, debounce_ms=100, rescan_seconds=3600)
+    watcher.start()
+    try:
+        time.sleep(0.5)
+        shutil.rmtree(tmp_path / "tests")
+        assert wait_for(lambda: "tests/old.py" not in watcher.index, 10)
+        (tmp_path / "tests").mkdir()
+        time.sleep(1.5)
+        (tmp_path / "tests" / "new.py").write_text("1")
+        assert wait_for(lambda: any("tests/new.py" in batch for batch in seen), 10)
+        assert watcher.index == walk(tmp_path, watcher.patterns)
+    finally:
+        watcher.stop()

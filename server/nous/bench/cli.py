@@ -114,6 +114,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="build the databases in DIR and keep them (default: a temp dir)",
     )
     parser.add_argument("--seed", type=int, default=7, help="memory-set seed (default 7)")
+    parser.add_argument(
+        "--watcher",
+        type=_count,
+        default=0,
+        metavar="FILES",
+        help="also run the watcher benchmark on a generated tree of FILES files, 70%% of them in "
+        "node_modules (e.g. 100000; default: skip)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -270,6 +278,11 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
                 sections=max(1, int(12 * scale)),
                 commits=max(1, int(300 * scale)),
             )
+        if args.watcher:
+            from nous.bench import watch
+
+            _say(f"watcher: {args.watcher:,}-file tree")
+            data["watcher"] = watch.measure(root, args.watcher)
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -28,22 +28,30 @@ from nous.memory.tokens import TokenCounter
 Scored = list[tuple[str, float]]
 Variant = Callable[["Lists"], list[str]]
 BASELINE = "rrf k=60 d=100"
+KEEP = 300
 
 
 @dataclass
 class Lists:
     dense: Scored
-    """Every live memory with its cosine, best first."""
+    """The top memories by cosine, best first."""
     bm25: Scored
-    """Every FTS5 match with its BM25 score (higher is better), best first."""
+    """The top FTS5 matches by BM25 score (higher is better), best first."""
     cosine: dict[str, float]
     lexical: dict[str, float]
 
 
 def collect(store: MemoryStore, query: str, vector: Any, scopes: Sequence[str]) -> Lists:
+    """Both full rankings, kept to the top `KEEP` each, with the exact cosine and BM25 of every
+    memory in either kept list (the deepest variant reads 200)."""
     dense = store.vector_search(vector, len(store.index) or 1, scopes)
     bm25 = store.text_search(query, 1_000_000, scopes)
-    return Lists(dense, bm25, dict(dense), dict(bm25))
+    cos_all, lex_all = dict(dense), dict(bm25)
+    dense, bm25 = dense[:KEEP], bm25[:KEEP]
+    ids = {i for i, _ in dense} | {i for i, _ in bm25}
+    return Lists(
+        dense, bm25, {i: cos_all.get(i, 0.0) for i in ids}, {i: lex_all.get(i, 0.0) for i in ids}
+    )
 
 
 # -- the variants -------------------------------------------------------------------------------

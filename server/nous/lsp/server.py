@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
 )  # fmt: skip
 NOT_INITIALIZED, CANCELLED = -32002, -32800
 POPUP_INTERVAL = 60.0
+_ID = re.compile(rb'^\s*\{(?:[^{}]*?,)?\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")')
 
 
 def uri_to_path(uri: str) -> Path:
@@ -126,13 +128,18 @@ class Daemon:
             while (item := frames.next()) is not None:
                 if isinstance(item, FrameError):
                     self.fault(f"bad frame skipped ({item.reason})")
+                    self._refuse_oversized(item)
                     continue
-                self.handle(item)
+                try:
+                    self.handle(item)
+                except Exception:  # the last line of defence: log it, answer once, keep reading
+                    log.exception("could not handle a message")
+                    self._internal_error(item)
 
     def handle(self, body: bytes) -> None:
         try:
             message = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             self.send(
                 {
                     "jsonrpc": "2.0",
@@ -146,6 +153,8 @@ class Daemon:
             not isinstance(message, dict)
             or message.get("jsonrpc") != "2.0"
             or not (isinstance(message.get("method"), str) or "id" in message)
+            or ("method" in message and not isinstance(message["method"], str))
+            or ("params" in message and not isinstance(message["params"], (dict, list, type(None))))
         ):
             msg_id = message.get("id") if isinstance(message, dict) else None
             if not isinstance(msg_id, (int, str)):
@@ -203,9 +212,11 @@ class Daemon:
                 self.respond(msg_id, error=(INVALID_REQUEST, "initialize was already received"))
                 return
             self.initialize_seen = True
-            self._on_initialize(message.get("params") or {})
+            params = message.get("params")
+            self._on_initialize(params if isinstance(params, dict) else {})
         if method == "$/cancelRequest":
-            target = (message.get("params") or {}).get("id")
+            params = message.get("params")
+            target = params.get("id") if isinstance(params, dict) else None
             future = self.pending.get(target)
             if future is not None:
                 future.cancel()
@@ -219,6 +230,23 @@ class Daemon:
         self._to_pygls(message)
         if method == "initialized":
             threading.Thread(target=self._index, name="nous-index", daemon=True).start()
+
+    def _refuse_oversized(self, error: FrameError) -> None:
+        """Answer an oversized request by the id found in its first bytes, if there is one."""
+        found = _ID.search(error.head)
+        if found is None:
+            return
+        msg_id: int | str = json.loads(found.group(1))
+        self.respond(msg_id, error=(INVALID_REQUEST, f"message refused: {error.reason}"))
+
+    def _internal_error(self, body: bytes) -> None:
+        try:
+            message = json.loads(body)
+            msg_id = message.get("id") if isinstance(message, dict) else None
+        except (ValueError, RecursionError):
+            return
+        if isinstance(msg_id, (int, str)) and isinstance(message.get("method"), str):
+            self.respond(msg_id, error=(INTERNAL, "internal error; see the server log"))
 
     def _to_pygls(self, message: dict[str, Any]) -> None:
         try:
@@ -316,6 +344,7 @@ class Daemon:
                     folder = max(matches, key=lambda f: len(f.parts))
         if folder not in self.engines:
             self.engines[folder] = Engine(self.settings, folder)
+            self.engines[folder].index_state = "ready" if self.indexed.is_set() else "indexing"
         engine = self.engines[folder]
         if path is not None:
             engine.active_file = (
@@ -329,11 +358,12 @@ class Daemon:
         for key, value in self.overrides.items():
             setattr(settings, key, value)
         self.settings = settings
-        folders = params.get("workspaceFolders") or []
+        folders = params.get("workspaceFolders")
+        folders = folders if isinstance(folders, list) else []
         self.folders = [
             uri_to_path(f["uri"]) for f in folders if isinstance(f, dict) and "uri" in f
         ]
-        if not self.folders and params.get("rootUri"):
+        if not self.folders and isinstance(params.get("rootUri"), str):
             self.folders = [uri_to_path(params["rootUri"])]
         pid = params.get("processId")
         if isinstance(pid, int) and pid > 0:
@@ -378,7 +408,12 @@ class Daemon:
             report["errors"].append(str(exc))
         report["seconds"] = round(time.perf_counter() - started, 3)
         self.indexed.set()
+        self.worker.submit(self._mark_ready)
         self._loop_call(lambda: self.notify(p.NOUS_INDEXED, report))
+
+    def _mark_ready(self) -> None:
+        for engine in self.engines.values():
+            engine.index_state = "ready"
 
     def _warm(self) -> None:
         for folder in self.folders or [Path.cwd()]:
@@ -436,8 +471,20 @@ def _watchdog(pid: int) -> None:
         time.sleep(1.0)
         try:
             os.kill(pid, 0)
+            gone = _zombie(pid)
         except ProcessLookupError:
+            gone = True
+        except PermissionError:
+            gone = False
+        if gone:
             log.warning("editor process %d is gone; exiting", pid)
             os._exit(1)
-        except PermissionError:
-            pass
+
+
+def _zombie(pid: int) -> bool:
+    """A dead process its parent has not reaped yet still answers `kill 0` (Linux only check)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]

@@ -479,11 +479,16 @@ class MemoryStore:
         ).fetchall()
         return [(memory_id, -float(rank)) for memory_id, rank in rows]
 
-    def counts(self) -> dict[str, dict[str, int]]:
-        """{kind: {status: n}}."""
+    def counts(self, scopes: Sequence[str] | None = None) -> dict[str, dict[str, int]]:
+        """{kind: {status: n}}, over `scopes` only when given."""
         out: dict[str, dict[str, int]] = {}
+        where, args = "", list(scopes or [])
+        if scopes is not None:
+            where = f"WHERE scope IN ({','.join('?' * len(args))})"
         for kind, status, n in self.conn.execute(
-            "SELECT kind, status, count(*) FROM memories GROUP BY kind, status ORDER BY kind"
+            f"SELECT kind, status, count(*) FROM memories {where} GROUP BY kind, status "
+            "ORDER BY kind",
+            args,
         ):
             out.setdefault(kind, {})[status] = n
         return out

@@ -67,6 +67,21 @@ def watch_roots(root: Path, patterns: list[str]) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and not is_ignored(p.name, patterns))
 
 
+class _Either:
+    """Set when either event is: stops one watch generation on restart or on stop."""
+
+    def __init__(self, *events: threading.Event) -> None:
+        self.events = events
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
+
+    def wait(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
 class Watcher:
     """Keeps `index` equal to the workspace's non-ignored files and reports changed paths."""
 
@@ -87,21 +102,20 @@ class Watcher:
         self.mode = "starting"
         self._watch = watch
         self._stop = threading.Event()
+        self._restart = threading.Event()
+        self._roots: set[str] = set()
+        self._either = _Either(self._stop, self._restart)
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
 
     # -- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        roots = [str(p) for p in watch_roots(self.root, self.patterns)]
         self._threads = [
             threading.Thread(target=self._run_watch, args=([str(self.root)], False), daemon=True),
+            threading.Thread(target=self._run_trees, name="nous-watch-trees", daemon=True),
             threading.Thread(target=self._run_rescans, name="nous-rescan", daemon=True),
         ]
-        if roots:  # each top-level folder recursively; the root itself only for its own files
-            self._threads.append(
-                threading.Thread(target=self._run_watch, args=(roots, True), daemon=True)
-            )
         for thread in self._threads:
             thread.start()
 
@@ -112,20 +126,43 @@ class Watcher:
 
     # -- work -----------------------------------------------------------------------------------
 
-    def _run_watch(self, paths: list[str], recursive: bool) -> None:
+    def _run_trees(self) -> None:
+        """Each top-level folder recursively. A watch dies with its folder (a deleted-then-
+        recreated tree is not watched again), so adding or removing a top-level folder restarts
+        the watch on the current set, and a reconciliation covers the gap."""
+        first = True
+        while not self._stop.is_set():
+            self._restart.clear()
+            roots = [str(p) for p in watch_roots(self.root, self.patterns)]
+            self._roots = set(roots)
+            if not first:
+                self._emit(self.reconcile())
+            first = False
+            if not roots:
+                self._either.wait(1.0)
+                continue
+            if not self._run_watch(roots, True, stop_event=self._either):
+                return
+
+    def _run_watch(self, paths: list[str], recursive: bool, stop_event: Any = None) -> bool:
+        """Watch until stopped; False when watching is unavailable (then rescans take over)."""
         from watchfiles import watch as watchfiles_watch
 
         watch: WatchFn = self._watch or watchfiles_watch
         try:
             self.mode = "watching"
             for batch in watch(
-                *paths, debounce=self.debounce_ms, stop_event=self._stop,
+                *paths, debounce=self.debounce_ms, stop_event=stop_event or self._stop,
                 watch_filter=self._keep, raise_interrupt=False, recursive=recursive,
             ):  # fmt: skip
                 self._apply(batch)
+                if self._restart.is_set() and recursive:
+                    break
         except OSError as exc:  # e.g. inotify watch limit reached
             self.mode = "rescanning"
             log.warning("file watching unavailable (%s); falling back to periodic rescans", exc)
+            return False
+        return True
 
     def _keep(self, _change: object, path: str) -> bool:
         rel = os.path.relpath(path, self.root).replace(os.sep, "/")
@@ -136,6 +173,8 @@ class Watcher:
         for _change, path in batch:
             rel = os.path.relpath(path, self.root).replace(os.sep, "/")
             changed.add(rel)
+            if "/" not in rel and (path in self._roots or os.path.isdir(path)):
+                self._restart.set()  # a top-level folder came or went
             with self._lock:
                 if os.path.isfile(path):
                     self.index.add(rel)
