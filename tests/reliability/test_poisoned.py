@@ -16,6 +16,7 @@ from nous.memory.embedder import OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult
+from tests.reliability.conftest import report
 from tests.reliability.payloads import ATTACKS, marker, poisoned
 
 CONFIG = configs.defaults()
@@ -110,6 +111,7 @@ def poisoned_store(real_embedder: OnnxEmbedder) -> MemoryStore:
 
 def test_there_are_at_least_fifty_attacks() -> None:
     assert len(ATTACKS) >= 50
+    report("poisoned_memories", attacks=len(ATTACKS), kinds=len({k for k, _ in poisoned()}))
 
 
 @pytest.mark.parametrize("n", range(len(ATTACKS)))
