@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from nous.context.render import Block, document, item_line
+from nous.context.render import FENCE, Block, document, fence_open, item_line
 from nous.context.score import Scored
 from nous.memory.tokens import TokenCounter
 
@@ -62,6 +62,7 @@ def allocate(
         fixed_text = document(blocks)
         used = counter.count(fixed_text) if fixed_text else 0
     heading_cost = {b.name: counter.count(f"## {b.title}\n") + 1 for b in blocks}
+    fence_cost = counter.count(f"{fence_open()}\n") + counter.count(f"\n{FENCE}") + 1
     bucket_used: dict[str, int] = {}
     placed: list[Placed] = []
     deferred: list[tuple[Scored, str]] = []
@@ -69,6 +70,8 @@ def allocate(
     def cost_of(layer: str, line: str) -> int:
         block = by_name[layer]
         opening = 0 if (block.lines or block.fixed) else heading_cost[layer]
+        if not block.lines:  # the first memory of a layer also opens its data fence
+            opening += fence_cost
         return counter.count(line) + 1 + opening
 
     def try_place(scored: Scored, layer: str, cap_check: bool) -> bool:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from nous.context.config import Config, Profile
+from nous.errors import NousError
 
 IMPLEMENT_TASKS = frozenset({"coding", "debugging", "testing"})
 ANALYSIS_TASKS = frozenset({"architecture", "review", "documentation"})
 
 
-class UnknownProfile(ValueError):
-    """No built-in or configured profile has that name."""
+class UnknownProfile(NousError, ValueError):
+    """No built-in or configured profile has that name (a client error, -32602 on the wire)."""
 
 
 def get(config: Config, name: str | None) -> tuple[str, Profile]:

@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 DB_ENV = "NOUS_DB"
 BUSY_TIMEOUT_MS = 10_000
 JOURNAL_LIMIT = 64 * 1024 * 1024
+CHECKPOINT_AT = 16 * 1024 * 1024
+"""WAL size past which a writer runs a TRUNCATE checkpoint: under a steady stream of readers the
+automatic (passive) checkpoints never let the WAL restart, and it grew past 64 MB in 15 s."""
+CHECKPOINT_WAIT_MS = 1000
 EXCLUDED_STATUSES = ("inactive", "retired")
 _COLUMNS = (
     "id, kind, scope, content, summary, micro, created_at, updated_at, last_seen_at, status, "
@@ -212,6 +216,31 @@ class MemoryStore:
 
     def _after_write(self) -> None:
         self.index.pull(self.conn)
+        self._bound_wal()
+
+    def _bound_wal(self) -> None:
+        """Checkpoint and truncate the WAL once it passes `CHECKPOINT_AT`, waiting at most
+        `CHECKPOINT_WAIT_MS` for other connections' transactions (a busy checkpoint is retried
+        after the next write)."""
+        try:
+            if Path(f"{self.path}-wal").stat().st_size < CHECKPOINT_AT:
+                return
+        except OSError:
+            return
+        self.checkpoint(wait_ms=CHECKPOINT_WAIT_MS)
+
+    def checkpoint(self, wait_ms: int = CHECKPOINT_WAIT_MS) -> bool:
+        """A TRUNCATE checkpoint (call when idle too); False when other connections kept it
+        from completing within `wait_ms`."""
+        self.conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
+        try:
+            busy = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            log.info("checkpoint skipped: %s", exc)
+            return False
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return not busy
 
     # -- writing --------------------------------------------------------------------------------
 
