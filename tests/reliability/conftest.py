@@ -90,4 +90,6 @@ def half_written(db: Path, dimension: int = 384) -> list[str]:
 def journal(path: Path) -> list[list[str]]:
     if not path.exists():
         return []
-    return [line.split("\t") for line in path.read_text().splitlines() if line]
+    # Only "\n" ends an entry (str.splitlines would also split on \x1c, \u2028… inside a
+    # generated content), and a last line without it is not a complete entry.
+    return [line.split("\t") for line in path.read_text().split("\n")[:-1] if line]
