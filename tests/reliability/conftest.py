@@ -90,4 +90,6 @@ def half_written(db: Path, dimension: int = 384) -> list[str]:
 def journal(path: Path) -> list[list[str]]:
     if not path.exists():
         return []
-    return [line.split("\t") for line in path.read_text().splitlines() if line]
+    # a writer still running may be half-way through appending its last line: complete lines only
+    text = path.read_text()
+    return [line.split("\t") for line in text[: text.rfind("\n") + 1].splitlines() if line]
