@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,8 +27,12 @@ WS = make_workspace(
     config=ClientServerConfig(server_command=SERVE, server_env=server_env(BASE / "memory.db")),
 )
 async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    # Registered synchronously before `initialized` is sent (the client's own
+    # `wait_for_notification` is a coroutine and registers only when awaited, so a
+    # notification that lands first is dropped and the wait never ends: this hung CI).
+    indexed = lsp_client.protocol.wait_for_notification_async("nous/indexed")
     await lsp_client.initialize_session(init_params(WS))
-    await lsp_client.wait_for_notification("nous/indexed")
+    await asyncio.wait_for(indexed, 60)
     yield lsp_client
     await lsp_client.shutdown_session()
 
@@ -71,12 +76,13 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
         )
     )
     assert again["status"] == "confirmed" and again["id"] == made["id"]
+    budget_sent = client.protocol.wait_for_notification_async("nous/budget")
     recalled = as_dict(
         await call(client, "nous/recall", {"query": "redis caching", "sessionId": "e2e-1"})
     )
     ids = [i["id"] for s in recalled["sections"] for i in s["items"]]
     assert made["id"] in ids and recalled["tokens"] <= 500
-    budget = as_dict(await client.wait_for_notification("nous/budget"))
+    budget = as_dict(await asyncio.wait_for(budget_sent, 30))
     assert (
         budget["sessionId"] == "e2e-1"
         and budget["cap"] == 3000
