@@ -8,6 +8,7 @@ import os
 import random
 import signal
 import sqlite3
+import subprocess
 import time
 from collections import Counter
 from pathlib import Path
@@ -89,18 +90,30 @@ def test_eight_writer_processes_lose_and_duplicate_nothing(tmp_path: Path) -> No
     )  # fmt: skip
 
 
+WRITER_CAP = 200
+
+
+def reap(proc: subprocess.Popen[bytes]) -> None:
+    proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
 def test_kill_minus_nine_at_random_moments_loses_and_tears_nothing(tmp_path: Path) -> None:
     kills = int(size("kills", 15))
     rng = random.Random(int(size("seed", 8)))
     db = tmp_path / "memory.db"
     store = MemoryStore(db, HashEmbedder(), tokens.counter())
     logs: list[Path] = []
-    running: dict[int, tuple[object, Path]] = {}
+    running: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
 
     def start(slot: int) -> None:
         log = tmp_path / f"k{len(logs)}.log"
         logs.append(log)
-        proc = spawn("write", str(db), f"k{len(logs)}", "100000", str(log), str(len(logs)))
+        # Capped so the file stays small: uncapped writers keep writing through every check, the
+        # file grows and each integrity check gets slower (the first 100-kill run hit its timeout).
+        proc = spawn("write", str(db), f"k{len(logs)}", str(WRITER_CAP), str(log), str(len(logs)))
         running[slot] = (proc, log)
 
     for slot in range(3):
@@ -109,14 +122,15 @@ def test_kill_minus_nine_at_random_moments_loses_and_tears_nothing(tmp_path: Pat
     killed_mid_write = 0
     for _ in range(kills):
         slot = rng.randrange(3)
+        if running[slot][0].poll() is not None:
+            reap(running[slot][0])  # finished its writes: a fresh writer takes the slot
+            start(slot)
         proc, log = running[slot]
         while len(journal(log)) < 2:  # past start-up, inside its write loop
             time.sleep(0.02)
         time.sleep(rng.uniform(0.0, 0.4))
-        os.kill(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
-        proc.wait()  # type: ignore[attr-defined]
-        proc.stdout.close()  # type: ignore[attr-defined]
-        proc.stderr.close()  # type: ignore[attr-defined]
+        os.kill(proc.pid, signal.SIGKILL)
+        reap(proc)
 
         assert integrity(db) == "ok"
         assert half_written(db) == []
@@ -136,10 +150,9 @@ def test_kill_minus_nine_at_random_moments_loses_and_tears_nothing(tmp_path: Pat
             assert rows_by_content(db)[content][0] == 1
         start(slot)
     for proc, _ in running.values():
-        os.kill(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
-        proc.wait()  # type: ignore[attr-defined]
-        proc.stdout.close()  # type: ignore[attr-defined]
-        proc.stderr.close()  # type: ignore[attr-defined]
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        reap(proc)
     assert integrity(db) == "ok" and half_written(db) == []
     duplicated = [c for c, (rows, _) in rows_by_content(db).items() if rows != 1]
     assert duplicated == []

@@ -117,3 +117,17 @@ def test_missing_manifest_says_where_to_look(
     monkeypatch.setenv(assets.MODELS_ENV, str(tmp_path))
     with pytest.raises(AssetError, match="manifest not found"):
         OnnxEmbedder()
+
+
+def test_embed_reuses_a_recent_vector_and_hands_out_read_only_arrays(
+    real_embedder: OnnxEmbedder,
+) -> None:
+    text = "the payment webhook retries three times"
+    first = real_embedder.embed(text)
+    assert np.allclose(first, real_embedder.embed_batch([text])[0], atol=1e-6)
+    assert real_embedder.embed(text) is first  # one chat turn embeds its input up to 3 times
+    with pytest.raises(ValueError):
+        first[0] = 1.0  # a cached vector must not be changed under the next caller
+    for n in range(40):  # bounded: old texts fall out
+        real_embedder.embed(f"filler text number {n}")
+    assert real_embedder.embed(text) is not first

@@ -302,7 +302,7 @@ def _filter(
         if req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
             work.drop(c, "low-score", f"beyond the plan's {kind_limit(m.kind)} {m.kind}s")
             continue
-        if secrets.find(m.summary) or secrets.find(m.micro):
+        if secrets.contains(m.summary) or secrets.contains(m.micro):
             work.drop(c, "secret")
             continue
         hit = dedup.redundant_with(

@@ -8,6 +8,7 @@ text cannot even look like a fence."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -59,9 +60,18 @@ def _link(match: re.Match[str]) -> str:
     return f"{text} (link to {host})" if host else text
 
 
+# In ASCII text the only invisible characters are the C0 controls and DEL.
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@functools.lru_cache(maxsize=32_768)
 def clean(text: str) -> str:
-    """One safe line of memory text."""
-    text = "".join(c for c in text if _visible(c))
+    """One safe line of memory text (cached: the same memories are rendered request after
+    request)."""
+    if text.isascii():
+        text = _ASCII_CONTROL.sub("", text)
+    else:
+        text = "".join(c for c in text if _visible(c))
     text = text.replace("\ufe0f", "").replace("\ufe0e", "")
     text = _REF_DEF.sub("", text)
     text = _IMAGE.sub("[image removed]", text)

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 Vector = npt.NDArray[np.float32]
+_RECENT = 32
 
 
 class Embedder(ABC):
@@ -37,7 +38,18 @@ class Embedder(ABC):
         """One row per text, each L2-normalised."""
 
     def embed(self, text: str) -> Vector:
-        vector: Vector = self.embed_batch([text])[0]
+        """One text's vector; the last few are kept, since one chat turn embeds its input up to
+        three times (the refresh check, the search, the session topic)."""
+        recent: dict[str, Vector] | None = self.__dict__.get("_recent")
+        if recent is None:
+            recent = self.__dict__.setdefault("_recent", {})
+        vector = recent.get(text)
+        if vector is None:
+            vector = self.embed_batch([text])[0]
+            vector.setflags(write=False)
+            if len(recent) >= _RECENT:
+                recent.pop(next(iter(recent)), None)
+            recent[text] = vector
         return vector
 
     def embed_many(self, texts: Sequence[str], batch_size: int = 32) -> npt.NDArray[np.float32]:

@@ -146,6 +146,18 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        3,
+        "covering indexes for the always-on layers and the full-text join",
+        """
+        CREATE INDEX memories_always_on
+            ON memories (kind, scope, status, importance, updated_at, id);
+        CREATE INDEX memories_seq_filter ON memories (seq, status, scope, id);
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -7,6 +7,7 @@ and memories cite them).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -72,6 +73,13 @@ def _high_entropy(token: str) -> bool:
         return False
     classes = sum(bool(re.search(p, token)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
     return classes >= 3 and _entropy(token) >= 4.2
+
+
+@functools.lru_cache(maxsize=32_768)
+def contains(text: str) -> bool:
+    """Whether `find` would report anything (cached: the pipeline asks it for the same memory
+    texts on every request)."""
+    return bool(find(text))
 
 
 def find(text: str) -> list[Redaction]:

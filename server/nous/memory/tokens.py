@@ -36,6 +36,10 @@ class TokenCounter(Protocol):
     def truncate(self, text: str, max_tokens: int) -> str: ...
 
 
+_CACHED_TEXT_CHARS = 4000
+_CACHED_COUNTS = 50_000
+
+
 class TiktokenCounter:
     """Counts and truncates with one tiktoken encoding."""
 
@@ -44,9 +48,20 @@ class TiktokenCounter:
 
         self.name = name
         self._encoding = tiktoken.get_encoding(name)
+        # Memory lines are counted again on every request that considers them: a bounded cache
+        # of short texts' counts (the rendered whole is always counted afresh).
+        self._counts: dict[str, int] = {}
 
     def count(self, text: str) -> int:
-        return len(self._encoding.encode_ordinary(text))
+        if len(text) > _CACHED_TEXT_CHARS:
+            return len(self._encoding.encode_ordinary(text))
+        n = self._counts.get(text)
+        if n is None:
+            n = len(self._encoding.encode_ordinary(text))
+            if len(self._counts) >= _CACHED_COUNTS:
+                self._counts.clear()
+            self._counts[text] = n
+        return n
 
     def truncate(self, text: str, max_tokens: int) -> str:
         ids = self._encoding.encode_ordinary(text)
