@@ -124,6 +124,9 @@ async function chatInput() {
 async function ask(prompt) {
   const editor = await chatInput();
   await editor.click({ force: true });
+  // the participant is sticky: the input may already start with "@nous "
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.keyboard.press("Backspace");
   await page.keyboard.type(prompt, { delay: 15 });
   await page.waitForTimeout(300);
   await page.keyboard.press("Enter");
@@ -212,7 +215,7 @@ before(async () => {
   browser = await chromium.launchPersistentContext(join(scratch, "chromium"), {
     executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 1400, height: 900 },
+    viewport: { width: 1500, height: 1000 },
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
@@ -258,6 +261,11 @@ test("@nous typed in the chat input reaches the model with the injected context"
   assert.ok(request.tools.includes("nous_recall"), "the participant offers nous_recall to the model");
   const answer = page.locator(".interactive-item-container", { hasText: "FAKE MODEL ANSWER" }).last();
   await answer.waitFor({ timeout: SLOW });
+  await runCommand("Maximize Secondary Side Bar");
+  await page.waitForTimeout(800);
+  writeFileSync(join(OUT, "chat-answer.html"), await answer.innerHTML());
+  writeFileSync(join(OUT, "chat-answer.txt"), await answer.innerText());
+  await answer.evaluate((el) => el.scrollIntoView({ block: "start" }));
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(OUT, "chat-answer.png") });
 });
@@ -300,4 +308,22 @@ test("the status bar shows the session budget the daemon reported", async () => 
   await page.screenshot({ path: join(OUT, "status-bar-tooltip.png") });
   await bar.screenshot({ path: join(OUT, "status-bar.png") });
   log(`status bar shows “${expected}” (daemon said ${budget.used}/${budget.cap})`);
+  await statusItem().click();
+  const manifest = page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest" }).first();
+  await manifest.waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "manifest.png") });
+});
+
+test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {
+  const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
+  rmSync(join(OUT, "set-python.json"), { force: true });
+  await runCommand("Nous E2E: Point nous.python at a Python without Nous");
+  await readJson("set-python.json", 30_000);
+  const toast = page.locator(".notification-toast", { hasText: "-m pip install nous" }).first();
+  await toast.waitFor({ timeout: SLOW });
+  const text = await toast.innerText();
+  assert.ok(text.includes(`not installed for ${python}`), text);
+  assert.ok(text.includes(`${python} -m pip install nous`), text);
+  await page.screenshot({ path: join(OUT, "missing-package.png") });
 });

@@ -100,6 +100,11 @@ async function activate(context) {
         write("invoke-recall.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
       }
     }),
+    vscode.commands.registerCommand("nousE2e.setBarePython", async () => {
+      const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
+      await vscode.workspace.getConfiguration("nous").update("python", python, vscode.ConfigurationTarget.Workspace);
+      write("set-python.json", { python });
+    }),
     vscode.commands.registerCommand("nousE2e.dumpState", async () => {
       const api = nousApi();
       let status;
