@@ -263,10 +263,20 @@ test("@nous typed in the chat input reaches the model with the injected context"
   await answer.waitFor({ timeout: SLOW });
   await runCommand("Maximize Secondary Side Bar");
   await page.waitForTimeout(800);
-  writeFileSync(join(OUT, "chat-answer.html"), await answer.innerHTML());
+  // the references and progress steps sit in a collapsed "Completed N steps" part: open it
+  const steps = answer.locator(".chat-used-context-label").first();
+  await steps.scrollIntoViewIfNeeded();
+  await steps.click();
+  const used = answer.getByText(/Used 2 references/).first();
+  await used.waitFor({ timeout: 15_000 });
+  await used.click();
+  await answer.getByText("0001-payments-through-gateway.md").first().waitFor({ timeout: 15_000 });
+  await answer.getByText("AGENTS.md").first().waitFor({ timeout: 15_000 });
   writeFileSync(join(OUT, "chat-answer.txt"), await answer.innerText());
-  await answer.evaluate((el) => el.scrollIntoView({ block: "start" }));
-  await page.waitForTimeout(500);
+  await steps.scrollIntoViewIfNeeded();
+  await page.mouse.move(600, 400);
+  await page.mouse.wheel(0, -150);
+  await page.waitForTimeout(700);
   await page.screenshot({ path: join(OUT, "chat-answer.png") });
 });
 
