@@ -335,5 +335,6 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
   const text = await toast.innerText();
   assert.ok(text.includes(`not installed for ${python}`), text);
   assert.ok(text.includes(`${python} -m pip install nous`), text);
+  await until("the status bar to say the daemon is stopped", async () => (await statusItem().innerText()).trim() === "Nous");
   await page.screenshot({ path: join(OUT, "missing-package.png") });
 });

@@ -15,8 +15,22 @@ import {
 } from "./protocol";
 import type { State } from "./state";
 
+/** Manifests open as read-only `nous-manifest:` documents (no save prompt on close). */
+export const MANIFEST_SCHEME = "nous-manifest";
+const documents = new Map<string, string>();
+let opened = 0;
+
+export const manifestProvider: vscode.TextDocumentContentProvider = {
+  provideTextDocumentContent: (uri) => documents.get(uri.toString()) ?? "This manifest is no longer available.",
+};
+
 async function showDocument(content: string): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({ content, language: "markdown" });
+  opened += 1;
+  const uri = vscode.Uri.from({ scheme: MANIFEST_SCHEME, path: "/Nous manifest.md", query: String(opened) });
+  documents.set(uri.toString(), content);
+  if (documents.size > 20) documents.delete(documents.keys().next().value as string);
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(document, "markdown");
   await vscode.window.showTextDocument(document, { preview: true });
 }
 
@@ -38,6 +52,7 @@ export function registerCommands(daemon: Daemon, state: State): vscode.Disposabl
     };
 
   return [
+    vscode.workspace.registerTextDocumentContentProvider(MANIFEST_SCHEME, manifestProvider),
     vscode.commands.registerCommand(
       "nous.showContext",
       run("Show Context", async () => {

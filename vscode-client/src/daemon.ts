@@ -34,6 +34,8 @@ export class Daemon implements vscode.Disposable {
   private readonly budget = new vscode.EventEmitter<BudgetNotification>();
   private readonly indexed = new vscode.EventEmitter<unknown>();
   private readonly running = new vscode.EventEmitter<boolean>();
+  private readonly startingEvent = new vscode.EventEmitter<void>();
+  readonly onStarting = this.startingEvent.event;
   readonly onBudget = this.budget.event;
   readonly onIndexed = this.indexed.event;
   readonly onRunning = this.running.event;
@@ -87,6 +89,7 @@ export class Daemon implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
+    this.startingEvent.fire();
     const config = vscode.workspace.getConfiguration("nous");
     const interpreter = pickInterpreter(config.get("python"), await pythonExtensionInterpreter(this));
     this.interpreter = interpreter;
@@ -143,6 +146,7 @@ export class Daemon implements vscode.Disposable {
     this.budget.dispose();
     this.indexed.dispose();
     this.running.dispose();
+    this.startingEvent.dispose();
   }
 }
 

@@ -38,8 +38,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   };
   context.subscriptions.push(
     state.onDidChange(() => statusBar.render()),
+    daemon.onStarting(() => statusBar.setDaemon("starting")),
     daemon.onRunning((running) => {
-      statusBar.setRunning(running);
+      statusBar.setDaemon(running ? "running" : "stopped");
       if (running) void refreshWorkspace();
     }),
     daemon.onBudget((budget) => state.setBudget(budget)),

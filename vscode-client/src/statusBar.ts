@@ -7,7 +7,7 @@ import type { State } from "./state";
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
-  private running = false;
+  private daemon: "starting" | "running" | "stopped" = "starting";
 
   constructor(
     private readonly state: State,
@@ -20,16 +20,19 @@ export class StatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  setRunning(running: boolean): void {
-    this.running = running;
+  setDaemon(state: "starting" | "running" | "stopped"): void {
+    this.daemon = state;
     this.render();
   }
 
   render(): void {
     const budget = this.state.lastBudget;
-    if (!this.running && !budget) {
-      this.item.text = "$(circle-slash) Nous";
-      this.item.tooltip = "Nous: the daemon is not running. Click for the last manifest; run “Nous: Restart Server” to start it.";
+    if (this.daemon !== "running") {
+      this.item.text = this.daemon === "starting" ? "$(sync~spin) Nous" : "$(circle-slash) Nous";
+      this.item.tooltip =
+        this.daemon === "starting"
+          ? "Nous: starting the daemon…"
+          : "Nous: the daemon is not running (see the Nous output). Run “Nous: Restart Server” to start it; click for the last manifest.";
       this.item.backgroundColor = undefined;
       return;
     }
