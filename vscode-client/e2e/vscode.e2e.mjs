@@ -295,6 +295,30 @@ test("the model's nous_recall tool call goes through the participant's tool loop
   await page.screenshot({ path: join(OUT, "chat-tool-loop.png") });
 });
 
+test("/remember in the chat stores a memory that /recall then finds", async () => {
+  // (the next question's turn context would not repeat it: the text is already in the chat
+  // history the participant sends, and the daemon drops memories the conversation already holds)
+  await ask("@nous /remember decision: Orders are immutable once paid; refunds create a new credit order.");
+  await page.locator(".interactive-item-container", { hasText: "Remembered decision" }).last().waitFor({ timeout: SLOW });
+  await ask("@nous /recall can we edit a paid order to refund it?");
+  const found = page.locator(".interactive-item-container", {
+    hasText: "Orders are immutable once paid",
+    hasNotText: "remember",
+  });
+  await found.last().waitFor({ timeout: SLOW });
+  assert.match(await found.last().innerText(), /credit order/);
+});
+
+test("Nous: Show Context for… opens the manifest of what would be injected", async () => {
+  await runCommand("Nous: Show Context for…");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("where do card payments go?");
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: where do card payments go?" }).first().waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "PaymentGateway" }).first().waitFor({ timeout: 10_000 });
+});
+
 test("vscode.lm.invokeTool('nous_recall') honours the token budget it is given", async () => {
   rmSync(join(OUT, "invoke-recall.json"), { force: true });
   await runCommand("Nous E2E: Invoke Recall Tool");
@@ -336,5 +360,6 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
   assert.ok(text.includes(`not installed for ${python}`), text);
   assert.ok(text.includes(`${python} -m pip install nous`), text);
   await until("the status bar to say the daemon is stopped", async () => (await statusItem().innerText()).trim() === "Nous");
+  await page.waitForTimeout(1000);
   await page.screenshot({ path: join(OUT, "missing-package.png") });
 });

@@ -14,7 +14,6 @@ import { registerTools } from "./tools";
 /** What other extensions (and the end-to-end test) can read. */
 export interface NousApi {
   lastBudget(): BudgetNotification | undefined;
-  statusText(): string;
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
 }
@@ -62,7 +61,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   void daemon.start();
   return {
     lastBudget: () => state.lastBudget,
-    statusText: () => state.lastBudget ? `${state.lastBudget.used}/${state.lastBudget.cap}` : "",
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
   };
