@@ -60,10 +60,15 @@ export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Work
     }
     if (budget.layers.length > 0) {
       lines.push("| layer | used | cap |", "|---|---:|---:|");
+      let borrowed = false;
       for (const layer of budget.layers) {
-        lines.push(`| ${escapeCell(layer.layer)} | ${layer.used} | ${layer.cap} |`);
+        const over = layer.used > layer.cap;
+        borrowed ||= over;
+        lines.push(`| ${escapeCell(layer.layer)} | ${layer.used}${over ? " ↑" : ""} | ${layer.cap} |`);
       }
       lines.push("");
+      // The allocator's second pass gives budget other layers left unused to the deferred items.
+      if (borrowed) lines.push("↑ over its own cap with budget other layers left unused", "");
     }
   }
   const project = ws.project || budget?.project || "—";

@@ -39,6 +39,17 @@ test("tooltip lists every layer, the project, language and task", () => {
   assert.match(md, /Language: \*\*python\*\*/);
   assert.match(md, /Task: \*\*debugging\*\*/);
   assert.match(md, /Near the session cap/);
+  assert.doesNotMatch(md, /↑/);
+});
+
+test("a layer over its own cap is marked as having used budget other layers left", () => {
+  const md = tooltipMarkdown(
+    { sessionId: "s1", used: 102, cap: 3000, project: "shop", layers: [{ layer: "decisions", used: 84, cap: 30 }, { layer: "facts", used: 18, cap: 22 }] },
+    {},
+  );
+  assert.match(md, /\| decisions \| 84 ↑ \| 30 \|/);
+  assert.match(md, /\| facts \| 18 \| 22 \|/);
+  assert.match(md, /other layers left unused/);
 });
 
 test("tooltip before any injection says so and still names the workspace", () => {
