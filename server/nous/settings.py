@@ -14,6 +14,9 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    python: str | None = None
+    """Interpreter the VS Code extension starts the daemon with (`nous.python`); read by the
+    client, recorded here so every client setting is a field."""
     db: Path | None = None
     """Memory database; default `NOUS_DB`, else the per-user data directory."""
     encoding: str = "o200k_base"

@@ -1,0 +1,128 @@
+// Test-only extension for the Nous end-to-end test. A fake chat model (vendor "nousfake") that
+// appends every request it receives to <outDir>/fake-model.jsonl and answers with what it got,
+// so the test can see the context @nous injected; asked to "use recall: QUERY" it emits a
+// nous_recall tool call first. Commands let the test call vscode.lm.invokeTool and read the Nous
+// extension's API. Never shipped with the extension.
+"use strict";
+const vscode = require("vscode");
+const fs = require("fs");
+const path = require("path");
+
+function outDir() {
+  return vscode.workspace.getConfiguration("nousE2e").get("outDir") || require("os").tmpdir();
+}
+
+function write(name, data) {
+  fs.mkdirSync(outDir(), { recursive: true });
+  fs.writeFileSync(path.join(outDir(), name), JSON.stringify(data, null, 2));
+}
+
+function partsOf(message) {
+  const parts = Array.isArray(message.content) ? message.content : [message.content];
+  return parts.map((part) => {
+    if (typeof part === "string") return { type: "text", text: part };
+    if (part instanceof vscode.LanguageModelTextPart) return { type: "text", text: part.value };
+    if (part instanceof vscode.LanguageModelToolCallPart) return { type: "toolCall", name: part.name, callId: part.callId, input: part.input };
+    if (part instanceof vscode.LanguageModelToolResultPart) {
+      const text = (part.content || []).map((c) => (c && typeof c.value === "string" ? c.value : "")).join("");
+      return { type: "toolResult", callId: part.callId, text };
+    }
+    return { type: "other", text: String(part && part.value !== undefined ? part.value : "") };
+  });
+}
+
+function roleName(role) {
+  return role === vscode.LanguageModelChatMessageRole.Assistant ? "assistant" : role === vscode.LanguageModelChatMessageRole.User ? "user" : String(role);
+}
+
+const provider = {
+  provideLanguageModelChatInformation() {
+    return [
+      {
+        id: "nous-fake-echo",
+        name: "Nous Fake Echo",
+        family: "nous-fake",
+        version: "1.0.0",
+        tooltip: "Test-only echo model",
+        detail: "test",
+        maxInputTokens: 64000,
+        maxOutputTokens: 4000,
+        capabilities: { toolCalling: true, imageInput: false },
+      },
+    ];
+  },
+  async provideLanguageModelChatResponse(model, messages, options, progress) {
+    const received = messages.map((m) => ({ role: roleName(m.role), parts: partsOf(m) }));
+    const tools = (options.tools || []).map((t) => t.name);
+    fs.mkdirSync(outDir(), { recursive: true });
+    fs.appendFileSync(path.join(outDir(), "fake-model.jsonl"), JSON.stringify({ at: new Date().toISOString(), tools, messages: received }) + "\n");
+    const lastUser = [...received].reverse().find((m) => m.role === "user");
+    const lastText = lastUser ? lastUser.parts.filter((p) => p.type === "text").map((p) => p.text).join("") : "";
+    const toolResults = received.flatMap((m) => m.parts.filter((p) => p.type === "toolResult"));
+    const ask = /use recall:\s*(.+)$/i.exec(lastText);
+    if (ask && toolResults.length === 0 && tools.includes("nous_recall")) {
+      progress.report(new vscode.LanguageModelToolCallPart("fake-call-1", "nous_recall", { query: ask[1].trim() }));
+      return;
+    }
+    const first = received[0] ? received[0].parts.map((p) => p.text || "").join("") : "";
+    let answer = `FAKE MODEL ANSWER: I received ${received.length} messages and ${tools.length} tools.\n\n`;
+    const bullets = first.split("\n").filter((l) => /^\s*- /.test(l)).map((l) => (l.length > 110 ? l.slice(0, 109) + "…" : l));
+    answer += `The first message (${first.length} characters) began “${first.slice(0, 60)}…” and held these memories:\n\n` + bullets.join("\n") + "\n";
+    if (toolResults.length) answer += "\nTOOL RESULT from nous_recall:\n\n" + toolResults.map((r) => r.text).join("\n").slice(0, 700) + "\n";
+    progress.report(new vscode.LanguageModelTextPart(answer));
+  },
+  async provideTokenCount(model, text) {
+    const value = typeof text === "string" ? text : JSON.stringify(text);
+    return Math.ceil(value.length / 4);
+  },
+};
+
+function nousApi() {
+  const ext = vscode.extensions.getExtension("nous.nous");
+  return ext && ext.isActive ? ext.exports : undefined;
+}
+
+async function activate(context) {
+  context.subscriptions.push(
+    vscode.lm.registerLanguageModelChatProvider("nousfake", provider),
+    vscode.commands.registerCommand("nousE2e.openChat", async () => {
+      await vscode.commands.executeCommand("workbench.action.chat.open", { modelSelector: { vendor: "nousfake" } });
+    }),
+    vscode.commands.registerCommand("nousE2e.invokeRecall", async () => {
+      try {
+        const result = await vscode.lm.invokeTool("nous_recall", {
+          input: { query: "which embedding model and vector search do we use" },
+          toolInvocationToken: undefined,
+          tokenizationOptions: { tokenBudget: 120, countTokens: async (t) => Math.ceil(String(t).length / 4) },
+        });
+        const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : "")).join("");
+        write("invoke-recall.json", { ok: true, text });
+      } catch (err) {
+        write("invoke-recall.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
+      }
+    }),
+    vscode.commands.registerCommand("nousE2e.setBarePython", async () => {
+      const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
+      await vscode.workspace.getConfiguration("nous").update("python", python, vscode.ConfigurationTarget.Workspace);
+      write("set-python.json", { python });
+    }),
+    vscode.commands.registerCommand("nousE2e.dumpState", async () => {
+      const api = nousApi();
+      let status;
+      try {
+        status = api ? await api.request("nous/status", {}) : undefined;
+      } catch (err) {
+        status = { error: String(err) };
+      }
+      write("state.json", {
+        nousActive: !!api,
+        running: api ? api.isRunning() : false,
+        lastBudget: api ? api.lastBudget() : undefined,
+        status,
+        tools: vscode.lm.tools.map((t) => t.name),
+      });
+    }),
+  );
+}
+
+module.exports = { activate, deactivate() {} };

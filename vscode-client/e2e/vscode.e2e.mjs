@@ -1,0 +1,365 @@
+// End to end in real VS Code: code-server (from npm) in headless Chromium (Debian), driven by
+// playwright-core. Installs the packaged Nous VSIX and the test-only fake-model extension into a
+// fresh code-server, then checks: the daemon starts; `@nous …` typed in the chat input reaches the
+// fake model with the injected context; the fake model's nous_recall tool call (the participant's
+// tool loop) and `vscode.lm.invokeTool` reach the daemon; the status bar shows the budget the
+// daemon reported. Screenshots go to $NOUS_E2E_OUT (default e2e/out).
+//
+// Needs: code-server on PATH, NOUS_VSIX (the packaged extension), NOUS_PYTHON (a Python with nous
+// installed), NOUS_E2E_CHROMIUM (default /usr/bin/chromium). scripts/test-vscode sets all of them.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const OUT = process.env.NOUS_E2E_OUT || join(HERE, "out");
+const VSIX = process.env.NOUS_VSIX || join(HERE, "..", "nous.vsix");
+const FAKE_VSIX = join(OUT, "fake-model.vsix");
+const PYTHON = process.env.NOUS_PYTHON || join(HERE, "..", "..", ".venv", "bin", "python");
+const CHROMIUM = process.env.NOUS_E2E_CHROMIUM || "/usr/bin/chromium";
+const SLOW = 90_000;
+
+let scratch, workspace, codeServer, browser, page, port, logs = "";
+
+function log(message) {
+  const line = `[e2e ${new Date().toISOString().slice(11, 19)}] ${message}`;
+  console.log(line);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+async function until(what, check, timeout = SLOW, interval = 500) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  if (page) await page.screenshot({ path: join(OUT, `timeout-${what.replace(/\W+/g, "-")}.png`) }).catch(() => {});
+  throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? ` (last error: ${last.message})` : ""}`);
+}
+
+function makeWorkspace(base) {
+  const ws = join(base, "shop");
+  mkdirSync(join(ws, "docs", "adr"), { recursive: true });
+  writeFileSync(join(ws, "pyproject.toml"), '[project]\nname = "shop"\nversion = "0.1.0"\n');
+  writeFileSync(join(ws, "app.py"), "def checkout(cart):\n    return sum(item.price for item in cart)\n");
+  writeFileSync(
+    join(ws, "docs", "adr", "0001-payments-through-gateway.md"),
+    "# 1. Payments go through the PaymentGateway adapter\n\n## Status\n\nAccepted\n\n## Context\n\n" +
+      "We called the card processor from many places.\n\n## Decision\n\nAll payments go through the " +
+      "PaymentGateway adapter in shop/payments.py; nothing calls the card processor directly.\n\n" +
+      "## Consequences\n\nOne place to mock in tests.\n",
+  );
+  writeFileSync(
+    join(ws, "AGENTS.md"),
+    "# Agent instructions\n\n## Conventions\n\n- Money is stored as integer cents, never floats.\n" +
+      "- Every public function has a docstring.\n",
+  );
+  return ws;
+}
+
+function remember(db, ws, kind, text) {
+  execFileSync(PYTHON, ["-m", "nous", "--db", db, "--workspace", ws, "remember", "--kind", kind, text], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+function fakeRequests() {
+  const file = join(OUT, "fake-model.jsonl");
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+function textOf(message) {
+  return message.parts.map((p) => p.text || "").join("");
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill(">" + title);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 20_000 });
+  await page.keyboard.press("Enter");
+}
+
+async function readJson(name, timeout = SLOW) {
+  const file = join(OUT, name);
+  return until(`${name}`, () => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined), timeout);
+}
+
+async function dumpState() {
+  rmSync(join(OUT, "state.json"), { force: true });
+  await runCommand("Nous E2E: Dump State");
+  return readJson("state.json", 30_000);
+}
+
+async function chatInput() {
+  const editor = page.locator(".interactive-input-part .monaco-editor").first();
+  await editor.waitFor({ state: "visible", timeout: 30_000 });
+  return editor;
+}
+
+async function ask(prompt) {
+  const editor = await chatInput();
+  await editor.click({ force: true });
+  // the participant is sticky: the input may already start with "@nous "
+  await page.keyboard.press("ControlOrMeta+A");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type(prompt, { delay: 15 });
+  await page.waitForTimeout(300);
+  await page.keyboard.press("Enter");
+}
+
+function statusItem() {
+  return page.locator(".statusbar-item", { hasText: /^\s*Nous\b/ }).first();
+}
+
+function compact(n) {
+  if (n < 1000) return String(n);
+  return (n / 1000).toFixed(1).replace(/\.0$/, "") + "k";
+}
+
+before(async () => {
+  const started = Date.now();
+  assert.ok(existsSync(VSIX), `the packaged extension is missing: ${VSIX} (run scripts/test-vscode)`);
+  assert.ok(existsSync(PYTHON), `no Python with nous at ${PYTHON}`);
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+  scratch = mkdtempSync(join(tmpdir(), "nous-e2e-"));
+  workspace = makeWorkspace(scratch);
+  const db = join(scratch, "memory.db");
+  remember(db, workspace, "decision", "Memories live in SQLite with FTS5; we never add a Postgres dependency.");
+  remember(db, workspace, "procedure", "To release: bump the version in pyproject.toml, tag vX.Y.Z, push the tag.");
+
+  execFileSync(join(HERE, "..", "node_modules", ".bin", "vsce"), ["package", "--allow-missing-repository", "--out", FAKE_VSIX], {
+    cwd: join(HERE, "fake-model"),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const extensions = join(scratch, "extensions");
+  const userData = join(scratch, "user-data");
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: join(scratch, "xdg-config"),
+    XDG_DATA_HOME: join(scratch, "xdg-data"),
+    XDG_CACHE_HOME: join(scratch, "xdg-cache"),
+  };
+  for (const vsix of [VSIX, FAKE_VSIX]) {
+    execFileSync("code-server", ["--extensions-dir", extensions, "--user-data-dir", userData, "--install-extension", vsix, "--force"], {
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  }
+  // code-server is a remote setup: machine-scoped settings (nous.python, nous.db) are read from
+  // the Machine settings, not the User ones.
+  mkdirSync(join(userData, "Machine"), { recursive: true });
+  writeFileSync(join(userData, "Machine", "settings.json"), JSON.stringify({ "nous.python": PYTHON, "nous.db": db }, null, 2));
+  mkdirSync(join(userData, "User"), { recursive: true });
+  writeFileSync(
+    join(userData, "User", "settings.json"),
+    JSON.stringify(
+      {
+        "nous.python": PYTHON,
+        "nous.db": db,
+        "nous.watch": false,
+        "nousE2e.outDir": OUT,
+        "security.workspace.trust.enabled": false,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoUpdate": false,
+        "extensions.autoCheckUpdates": false,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "chat.tools.autoApprove": true,
+        "chat.tools.global.autoApprove": true,
+        "update.mode": "none",
+      },
+      null,
+      2,
+    ),
+  );
+  port = await freePort();
+  codeServer = spawn(
+    "code-server",
+    [
+      "--bind-addr", `127.0.0.1:${port}`, "--auth", "none", "--disable-telemetry", "--disable-update-check",
+      "--disable-workspace-trust", "--disable-getting-started-override", "--extensions-dir", extensions,
+      "--user-data-dir", userData, workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  codeServer.stdout.on("data", (d) => (logs += d));
+  codeServer.stderr.on("data", (d) => (logs += d));
+  await until("code-server /healthz", async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 120_000);
+  log(`code-server up on ${port} after ${Math.round((Date.now() - started) / 1000)} s`);
+  browser = await chromium.launchPersistentContext(join(scratch, "chromium"), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1500, height: 1000 },
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench").waitFor({ timeout: SLOW });
+  log("workbench shown");
+});
+
+after(async () => {
+  if (page) await page.screenshot({ path: join(OUT, "final.png") }).catch(() => {});
+  await browser?.close().catch(() => {});
+  if (codeServer?.pid) {
+    try {
+      process.kill(-codeServer.pid, "SIGTERM");
+    } catch {}
+  }
+  writeFileSync(join(OUT, "code-server.log"), logs);
+  if (!process.env.NOUS_E2E_KEEP) rmSync(scratch, { recursive: true, force: true });
+});
+
+test("the daemon starts and the status bar shows the Nous item", async () => {
+  await until("the Nous status bar item", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
+  const state = await until("the daemon to run", async () => {
+    const s = await dumpState();
+    return s.running && s.status && s.status.project ? s : undefined;
+  });
+  assert.equal(state.status.project, "shop");
+  assert.ok(state.tools.includes("nous_recall") && state.tools.includes("nous_context") && state.tools.includes("nous_remember"));
+  log(`daemon running, project ${state.status.project}, status bar “${await statusItem().innerText()}”`);
+});
+
+test("@nous typed in the chat input reaches the model with the injected context", async () => {
+  await runCommand("Nous E2E: Open Chat with Fake Model");
+  await ask("@nous how should the checkout code take payments?");
+  const request = await until("the fake model's first request", () => fakeRequests()[0]);
+  const first = textOf(request.messages[0]);
+  assert.match(first, /context from Nous/);
+  assert.match(first, /PaymentGateway/, "the ADR harvested from docs/adr was injected");
+  assert.match(textOf(request.messages.at(-1)), /how should the checkout code take payments/);
+  assert.ok(request.tools.includes("nous_recall"), "the participant offers nous_recall to the model");
+  const answer = page.locator(".interactive-item-container", { hasText: "FAKE MODEL ANSWER" }).last();
+  await answer.waitFor({ timeout: SLOW });
+  await runCommand("Maximize Secondary Side Bar");
+  await page.waitForTimeout(800);
+  // the references and progress steps sit in a collapsed "Completed N steps" part: open it
+  const steps = answer.locator(".chat-used-context-label").first();
+  await steps.scrollIntoViewIfNeeded();
+  await steps.click();
+  const used = answer.getByText(/Used 2 references/).first();
+  await used.waitFor({ timeout: 15_000 });
+  await used.click();
+  await answer.getByText("0001-payments-through-gateway.md").first().waitFor({ timeout: 15_000 });
+  await answer.getByText("AGENTS.md").first().waitFor({ timeout: 15_000 });
+  writeFileSync(join(OUT, "chat-answer.txt"), await answer.innerText());
+  await steps.scrollIntoViewIfNeeded();
+  await page.mouse.move(600, 400);
+  await page.mouse.wheel(0, -150);
+  await page.waitForTimeout(700);
+  await page.screenshot({ path: join(OUT, "chat-answer.png") });
+});
+
+test("the model's nous_recall tool call goes through the participant's tool loop to the daemon", async () => {
+  const before = fakeRequests().length;
+  await ask("@nous use recall: how do we store memories");
+  const withResult = await until("the fake model to get the tool result", () =>
+    fakeRequests()
+      .slice(before)
+      .find((r) => r.messages.some((m) => m.parts.some((p) => p.type === "toolResult"))),
+  );
+  const result = withResult.messages.flatMap((m) => m.parts).find((p) => p.type === "toolResult");
+  assert.match(result.text, /SQLite with FTS5/, "the recalled memory came back from the daemon");
+  await page.locator(".interactive-item-container", { hasText: "TOOL RESULT from nous_recall" }).last().waitFor({ timeout: SLOW });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "chat-tool-loop.png") });
+});
+
+test("/remember in the chat stores a memory that /recall then finds", async () => {
+  // (the next question's turn context would not repeat it: the text is already in the chat
+  // history the participant sends, and the daemon drops memories the conversation already holds)
+  await ask("@nous /remember decision: Orders are immutable once paid; refunds create a new credit order.");
+  await page.locator(".interactive-item-container", { hasText: "Remembered decision" }).last().waitFor({ timeout: SLOW });
+  await ask("@nous /recall can we edit a paid order to refund it?");
+  const found = page.locator(".interactive-item-container", {
+    hasText: "Orders are immutable once paid",
+    hasNotText: "remember",
+  });
+  await found.last().waitFor({ timeout: SLOW });
+  assert.match(await found.last().innerText(), /credit order/);
+});
+
+test("Nous: Show Context for… opens the manifest of what would be injected", async () => {
+  await runCommand("Nous: Show Context for…");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("where do card payments go?");
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: where do card payments go?" }).first().waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "PaymentGateway" }).first().waitFor({ timeout: 10_000 });
+});
+
+test("vscode.lm.invokeTool('nous_recall') honours the token budget it is given", async () => {
+  rmSync(join(OUT, "invoke-recall.json"), { force: true });
+  await runCommand("Nous E2E: Invoke Recall Tool");
+  const result = await readJson("invoke-recall.json");
+  assert.ok(result.ok, result.error);
+  const tokens = Number(/\((\d+) tokens\)/.exec(result.text)?.[1]);
+  assert.ok(tokens > 0 && tokens <= 120, `recall used ${tokens} tokens for a budget of 120: ${result.text}`);
+  assert.match(result.text, /embedding|vector|SQLite/i);
+});
+
+test("the status bar shows the session budget the daemon reported", async () => {
+  const state = await dumpState();
+  const budget = state.lastBudget;
+  assert.ok(budget && budget.used > 0, `a nous/budget notification with use arrived: ${JSON.stringify(budget)}`);
+  const expected = `Nous ${compact(budget.used)}/${compact(budget.cap)}`;
+  await until(`status bar “${expected}”`, async () => (await statusItem().innerText()).includes(expected), 20_000);
+  const bar = page.locator(".part.statusbar");
+  await statusItem().hover();
+  await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ timeout: 15_000 }).catch(() => {});
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "status-bar-tooltip.png") });
+  await bar.screenshot({ path: join(OUT, "status-bar.png") });
+  log(`status bar shows “${expected}” (daemon said ${budget.used}/${budget.cap})`);
+  await statusItem().click();
+  const manifest = page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest" }).first();
+  await manifest.waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "manifest.png") });
+});
+
+test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {
+  const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
+  rmSync(join(OUT, "set-python.json"), { force: true });
+  await runCommand("Nous E2E: Point nous.python at a Python without Nous");
+  await readJson("set-python.json", 30_000);
+  const toast = page.locator(".notification-toast", { hasText: "-m pip install nous" }).first();
+  await toast.waitFor({ timeout: SLOW });
+  const text = await toast.innerText();
+  assert.ok(text.includes(`not installed for ${python}`), text);
+  assert.ok(text.includes(`${python} -m pip install nous`), text);
+  await until("the status bar to say the daemon is stopped", async () => (await statusItem().innerText()).trim() === "Nous");
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: join(OUT, "missing-package.png") });
+});

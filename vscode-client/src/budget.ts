@@ -1,0 +1,85 @@
+/** Status-bar text, tooltip and warning level from `nous/budget` notifications. Pure. */
+
+import type { BudgetNotification } from "./protocol";
+
+/** 850 → "850", 1234 → "1.2k", 3000 → "3k", 12500 → "12.5k", 1_250_000 → "1.3M". */
+export function compact(n: number): string {
+  const value = Math.max(0, Math.round(n));
+  if (value < 1000) return String(value);
+  if (value < 1_000_000) return trimZero((value / 1000).toFixed(1)) + "k";
+  return trimZero((value / 1_000_000).toFixed(1)) + "M";
+}
+
+function trimZero(s: string): string {
+  return s.endsWith(".0") ? s.slice(0, -2) : s;
+}
+
+export type Level = "ok" | "warning" | "error";
+
+/** At 80 % of the session cap the item turns to the warning look; at the cap, the error look. */
+export const WARNING_RATIO = 0.8;
+
+export function level(used: number, cap: number): Level {
+  if (cap <= 0) return "ok";
+  const ratio = used / cap;
+  if (ratio >= 1) return "error";
+  if (ratio >= WARNING_RATIO) return "warning";
+  return "ok";
+}
+
+/** `Nous 1.2k/3k` */
+export function statusText(budget: Pick<BudgetNotification, "used" | "cap">): string {
+  return `Nous ${compact(budget.used)}/${compact(budget.cap)}`;
+}
+
+export interface Workspace {
+  project?: string;
+  language?: string;
+  task?: string;
+}
+
+/** Markdown tooltip: the session's use, one row per layer, then project, language and task. */
+export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Workspace): string {
+  const lines: string[] = [];
+  if (!budget) {
+    lines.push("**Nous** — nothing injected yet in this window", "");
+  } else {
+    const pct = budget.cap > 0 ? Math.round((100 * budget.used) / budget.cap) : 0;
+    lines.push(
+      `**Nous** — session ${budget.used.toLocaleString("en-US")} / ${budget.cap.toLocaleString("en-US")} tokens (${pct}%)`,
+      "",
+    );
+    const warn = level(budget.used, budget.cap);
+    if (warn !== "ok") {
+      lines.push(
+        warn === "error"
+          ? "$(error) The session cap is reached: further context is cut to fit."
+          : "$(warning) Near the session cap: later recalls will be cut to fit.",
+        "",
+      );
+    }
+    if (budget.layers.length > 0) {
+      lines.push("| layer | used | cap |", "|---|---:|---:|");
+      let borrowed = false;
+      for (const layer of budget.layers) {
+        const over = layer.used > layer.cap;
+        borrowed ||= over;
+        lines.push(`| ${escapeCell(layer.layer)} | ${layer.used}${over ? " ↑" : ""} | ${layer.cap} |`);
+      }
+      lines.push("");
+      // The allocator's second pass gives budget other layers left unused to the deferred items.
+      if (borrowed) lines.push("↑ over its own cap with budget other layers left unused", "");
+    }
+  }
+  const project = ws.project || budget?.project || "—";
+  lines.push(
+    `Project: **${escapeCell(project)}** · Language: **${escapeCell(ws.language || "—")}** · Task: **${escapeCell(ws.task || "—")}**`,
+    "",
+    "Click to show the last manifest (what was injected, what was dropped and why).",
+  );
+  return lines.join("\n");
+}
+
+function escapeCell(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}

@@ -1,0 +1,76 @@
+/** Entry point: one output channel, the daemon, the status bar, the `@nous` participant, the
+ * language-model tools and the commands; restarts the daemon when a `nous.*` setting changes. */
+
+import * as vscode from "vscode";
+import { registerCommands } from "./commands";
+import { Daemon } from "./daemon";
+import { registerParticipant } from "./participant";
+import type { BudgetNotification, StatusResult } from "./protocol";
+import { affectsDaemon } from "./settings";
+import { State } from "./state";
+import { StatusBar } from "./statusBar";
+import { registerTools } from "./tools";
+
+/** What other extensions (and the end-to-end test) can read. */
+export interface NousApi {
+  lastBudget(): BudgetNotification | undefined;
+  request<R>(method: string, params?: object): Promise<R>;
+  isRunning(): boolean;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<NousApi> {
+  const output = vscode.window.createOutputChannel("Nous");
+  const daemon = new Daemon(output);
+  const state = new State();
+  const statusBar = new StatusBar(state, () =>
+    vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
+  );
+  context.subscriptions.push(output, daemon, state, statusBar);
+
+  const refreshWorkspace = async (): Promise<void> => {
+    try {
+      const status = await daemon.status();
+      state.setWorkspace({ project: status.project, language: languageOf(status) });
+    } catch (err) {
+      daemon.log(`status failed: ${String(err)}`);
+    }
+  };
+  context.subscriptions.push(
+    state.onDidChange(() => statusBar.render()),
+    daemon.onStarting(() => statusBar.setDaemon("starting")),
+    daemon.onRunning((running) => {
+      statusBar.setDaemon(running ? "running" : "stopped");
+      if (running) void refreshWorkspace();
+    }),
+    daemon.onBudget((budget) => state.setBudget(budget)),
+    daemon.onIndexed(() => void refreshWorkspace()),
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      if (editor && editor.document.uri.scheme === "file") state.setWorkspace({ language: editor.document.languageId });
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (affectsDaemon((section) => event.affectsConfiguration(section))) {
+        daemon.log("a nous.* setting changed: restarting the daemon");
+        void daemon.restart();
+      }
+    }),
+    registerParticipant(daemon, state),
+    ...registerTools(daemon, state),
+    ...registerCommands(daemon, state),
+  );
+
+  void daemon.start();
+  return {
+    lastBudget: () => state.lastBudget,
+    request: (method, params) => daemon.request(method, params),
+    isRunning: () => daemon.isRunning,
+  };
+}
+
+function languageOf(status: StatusResult): string | undefined {
+  const first = status.languages[0];
+  return typeof first === "string" ? first : undefined;
+}
+
+export function deactivate(): void {
+  // the Daemon is disposed with the subscriptions, which stops the client
+}

@@ -1,0 +1,155 @@
+/** Method names and wire shapes of the daemon's custom JSON-RPC methods (SPEC §6), mirrored
+ * once from `server/nous/protocol.py`. camelCase on the wire. No `vscode` import: pure. */
+
+export const NOUS_CONTEXT = "nous/context";
+export const NOUS_RECALL = "nous/recall";
+export const NOUS_REMEMBER = "nous/remember";
+export const NOUS_FEEDBACK = "nous/feedback";
+export const NOUS_EXPAND = "nous/expand";
+export const NOUS_FORGET = "nous/forget";
+export const NOUS_SUPERSEDE = "nous/supersede";
+export const NOUS_OUTCOME = "nous/outcome";
+export const NOUS_STATUS = "nous/status";
+export const NOUS_BUDGET = "nous/budget";
+export const NOUS_INDEXED = "nous/indexed";
+
+export interface Message {
+  role: "user" | "assistant" | "system" | "tool";
+  content: string;
+}
+
+export interface ContextParams {
+  input: string;
+  mode: "startup" | "turn";
+  sessionId?: string;
+  conversation?: Message[];
+  frame?: string;
+  profile?: string;
+  budget?: number;
+  modelMaxTokens?: number;
+  activeFile?: string;
+  injectedInstructions?: string[];
+}
+
+export interface RecallParams {
+  query: string;
+  sessionId?: string;
+  kinds?: string[];
+  scope?: string;
+  budget?: number;
+}
+
+export interface RememberParams {
+  kind: string;
+  content: string;
+  scope?: string;
+  tags?: string[];
+  confidence?: number;
+  importance?: number;
+  outcome?: "success" | "partial" | "pending" | "failure";
+  source?: string;
+}
+
+export interface FeedbackParams {
+  sessionId: string;
+  response: string;
+}
+
+export interface Item {
+  id: string;
+  kind: string;
+  scope: string;
+  layer: string;
+  detail: "summary" | "micro" | "content";
+  tokens: number;
+  score: number;
+  terms: Record<string, number>;
+  text: string;
+  source: string;
+}
+
+export interface Dropped {
+  id: string;
+  kind: string;
+  reason: string;
+  score: number;
+  detail: string;
+}
+
+export interface Section {
+  layer: string;
+  title: string;
+  used: number;
+  cap: number;
+  items: Item[];
+}
+
+export interface SessionUse {
+  id: string | null;
+  used: number;
+  cap: number;
+  remaining: number;
+  recalls: number;
+  cut: boolean;
+}
+
+export interface ContextResult {
+  text: string;
+  tokens: number;
+  budget: number;
+  frame: string;
+  mode: string;
+  intent: { task?: string; [key: string]: unknown };
+  sections: Section[];
+  dropped: Dropped[];
+  session: SessionUse;
+  fingerprint: Record<string, unknown>;
+  refresh: string | null;
+  notes: string[];
+}
+
+export interface RememberResult {
+  id: string;
+  status: "created" | "confirmed";
+  memoryStatus: string;
+  scope: string;
+  redactions: string[];
+}
+
+export interface FeedbackResult {
+  sessionId: string;
+  referenced: string[];
+  notReferenced: string[];
+  overlaps: Record<string, number>;
+}
+
+export interface ForgetResult {
+  id: string;
+  status: string;
+  [key: string]: unknown;
+}
+
+export interface StatusResult {
+  project: string;
+  projectSource?: string;
+  languages: string[];
+  database?: string;
+  memories?: number;
+  model?: string;
+  encoding?: string;
+  [key: string]: unknown;
+}
+
+export interface LayerUse {
+  layer: string;
+  used: number;
+  cap: number;
+}
+
+export interface BudgetNotification {
+  sessionId: string | null;
+  used: number;
+  cap: number;
+  layers: LayerUse[];
+  project: string;
+}

@@ -1,0 +1,65 @@
+/** What this window knows between requests: the last manifest, the last budget, the workspace
+ * facts for the tooltip, and the chat session a tool call belongs to. */
+
+import * as vscode from "vscode";
+import type { BudgetNotification, ContextResult } from "./protocol";
+import type { Workspace } from "./budget";
+
+export interface Manifest {
+  title: string;
+  result: ContextResult;
+  at: Date;
+}
+
+export class State {
+  lastManifest: Manifest | undefined;
+  lastBudget: BudgetNotification | undefined;
+  workspace: Workspace = {};
+  /** Session of the `@nous` request in flight, so tools it calls share its session cap. */
+  private activeSession: string | undefined;
+  /** Session for tool calls from other participants and agents in this window. */
+  readonly windowSession = newSessionId("tools");
+
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  setManifest(title: string, result: ContextResult): void {
+    this.lastManifest = { title, result, at: new Date() };
+    if (typeof result.intent.task === "string") this.workspace = { ...this.workspace, task: result.intent.task };
+    this.changed.fire();
+  }
+
+  setBudget(budget: BudgetNotification): void {
+    this.lastBudget = budget;
+    if (budget.project) this.workspace = { ...this.workspace, project: budget.project };
+    this.changed.fire();
+  }
+
+  setWorkspace(update: Workspace): void {
+    this.workspace = { ...this.workspace, ...update };
+    this.changed.fire();
+  }
+
+  async withSession<T>(sessionId: string, run: () => Promise<T>): Promise<T> {
+    const previous = this.activeSession;
+    this.activeSession = sessionId;
+    try {
+      return await run();
+    } finally {
+      this.activeSession = previous;
+    }
+  }
+
+  toolSession(): string {
+    return this.activeSession ?? this.windowSession;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+export function newSessionId(prefix: string): string {
+  const random = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
+  return `vscode-${prefix}-${random}`;
+}

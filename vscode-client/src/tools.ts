@@ -1,0 +1,111 @@
+/** Language-model tools for agent-mode models: `nous_context` (#nousContext), `nous_recall`
+ * (#nousRecall) and `nous_remember` (#nousRemember, confirmed by the user first). */
+
+import * as vscode from "vscode";
+import type { Daemon } from "./daemon";
+import {
+  NOUS_CONTEXT,
+  NOUS_RECALL,
+  NOUS_REMEMBER,
+  type ContextResult,
+  type RememberResult,
+} from "./protocol";
+import { summaryLine } from "./manifest";
+import { recallBudget } from "./settings";
+import type { State } from "./state";
+
+export const TOOL_CONTEXT = "nous_context";
+export const TOOL_RECALL = "nous_recall";
+export const TOOL_REMEMBER = "nous_remember";
+
+interface ContextInput {
+  task?: string;
+}
+interface RecallInput {
+  query: string;
+  kinds?: string[];
+}
+interface RememberInput {
+  kind: string;
+  content: string;
+  scope?: string;
+  tags?: string[];
+}
+
+function text(value: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
+}
+
+function withSummary(result: ContextResult): string {
+  const body = result.text.trim() || "No memories matched.";
+  return `${body}\n\n(${summaryLine(result)}; session ${result.session.used}/${result.session.cap} tokens)`;
+}
+
+export function registerTools(daemon: Daemon, state: State): vscode.Disposable[] {
+  const context: vscode.LanguageModelTool<ContextInput> = {
+    prepareInvocation: () => ({ invocationMessage: "Reading this project's memory (Nous)" }),
+    async invoke(options) {
+      const task = options.input.task?.trim() ?? "";
+      const result = await daemon.request<ContextResult>(NOUS_CONTEXT, {
+        input: task,
+        mode: "startup",
+        sessionId: state.toolSession(),
+        activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
+      });
+      state.setManifest(`#nousContext ${task}`.trim(), result);
+      return text(withSummary(result));
+    },
+  };
+
+  const recall: vscode.LanguageModelTool<RecallInput> = {
+    prepareInvocation: (options) => ({
+      invocationMessage: `Recalling “${options.input.query}” from Nous`,
+    }),
+    async invoke(options) {
+      const query = options.input.query?.trim();
+      if (!query) throw new Error("nous_recall needs a non-empty `query`.");
+      const configured = vscode.workspace.getConfiguration("nous").get<number>("recallBudget", 500);
+      const budget = recallBudget(configured, options.tokenizationOptions?.tokenBudget);
+      const result = await daemon.request<ContextResult>(NOUS_RECALL, {
+        query,
+        kinds: options.input.kinds?.length ? options.input.kinds : undefined,
+        sessionId: state.toolSession(),
+        budget,
+      });
+      state.setManifest(`#nousRecall ${query}`, result);
+      return text(withSummary(result));
+    },
+  };
+
+  const remember: vscode.LanguageModelTool<RememberInput> = {
+    prepareInvocation: (options) => {
+      const { kind, content, scope } = options.input;
+      const message = new vscode.MarkdownString();
+      message.appendMarkdown(`Store this **${kind}** in ${scope ?? "project"} memory?\n\n`);
+      message.appendText(content);
+      return {
+        invocationMessage: `Remembering a ${kind} in Nous`,
+        confirmationMessages: { title: "Remember in Nous?", message },
+      };
+    },
+    async invoke(options) {
+      const { kind, content, scope, tags } = options.input;
+      if (!kind || !content?.trim()) throw new Error("nous_remember needs `kind` and `content`.");
+      const result = await daemon.request<RememberResult>(NOUS_REMEMBER, {
+        kind,
+        content,
+        scope,
+        tags: tags ?? [],
+        source: "chat-tool",
+      });
+      const redacted = result.redactions.length ? ` Redacted: ${result.redactions.join(", ")}.` : "";
+      return text(`Remembered ${kind} ${result.id} (${result.status}, ${result.memoryStatus}).${redacted}`);
+    },
+  };
+
+  return [
+    vscode.lm.registerTool(TOOL_CONTEXT, context),
+    vscode.lm.registerTool(TOOL_RECALL, recall),
+    vscode.lm.registerTool(TOOL_REMEMBER, remember),
+  ];
+}

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compact, level, statusText, tooltipMarkdown } from "../src/budget";
+
+test("token counts are compact: 850, 1.2k, 3k, 12.5k, 1.3M", () => {
+  assert.deepEqual([850, 1234, 3000, 12_500, 1_250_000, 0, -4].map(compact), ["850", "1.2k", "3k", "12.5k", "1.3M", "0", "0"]);
+});
+
+test("status text is Nous used/cap", () => {
+  assert.equal(statusText({ used: 1234, cap: 3000 }), "Nous 1.2k/3k");
+  assert.equal(statusText({ used: 476, cap: 3000 }), "Nous 476/3k");
+});
+
+test("the look turns to warning at 80% of the cap and to error at the cap", () => {
+  assert.equal(level(2399, 3000), "ok");
+  assert.equal(level(2400, 3000), "warning");
+  assert.equal(level(3000, 3000), "error");
+  assert.equal(level(10, 0), "ok");
+});
+
+test("tooltip lists every layer, the project, language and task", () => {
+  const md = tooltipMarkdown(
+    {
+      sessionId: "s1",
+      used: 2500,
+      cap: 3000,
+      project: "shop",
+      layers: [
+        { layer: "decisions", used: 300, cap: 1500 },
+        { layer: "constraints", used: 20, cap: 225 },
+      ],
+    },
+    { language: "python", task: "debugging" },
+  );
+  assert.match(md, /2,500 \/ 3,000 tokens \(83%\)/);
+  assert.match(md, /\| decisions \| 300 \| 1500 \|/);
+  assert.match(md, /\| constraints \| 20 \| 225 \|/);
+  assert.match(md, /Project: \*\*shop\*\*/);
+  assert.match(md, /Language: \*\*python\*\*/);
+  assert.match(md, /Task: \*\*debugging\*\*/);
+  assert.match(md, /Near the session cap/);
+  assert.doesNotMatch(md, /↑/);
+});
+
+test("a layer over its own cap is marked as having used budget other layers left", () => {
+  const md = tooltipMarkdown(
+    { sessionId: "s1", used: 102, cap: 3000, project: "shop", layers: [{ layer: "decisions", used: 84, cap: 30 }, { layer: "facts", used: 18, cap: 22 }] },
+    {},
+  );
+  assert.match(md, /\| decisions \| 84 ↑ \| 30 \|/);
+  assert.match(md, /\| facts \| 18 \| 22 \|/);
+  assert.match(md, /other layers left unused/);
+});
+
+test("tooltip before any injection says so and still names the workspace", () => {
+  const md = tooltipMarkdown(undefined, { project: "shop" });
+  assert.match(md, /nothing injected yet/);
+  assert.match(md, /Project: \*\*shop\*\* · Language: \*\*—\*\* · Task: \*\*—\*\*/);
+});
