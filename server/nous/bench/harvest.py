@@ -143,7 +143,10 @@ def measure(
     started = time.perf_counter()
     ws = make_workspace(root, rules, adrs, sections, commits)
     setup = time.perf_counter() - started
-    engine = Engine(Settings(db=root / "harvest.db"), ws, embedder=embedder)
+    db = root / "harvest.db"
+    for suffix in ("", "-wal", "-shm"):  # a kept folder (--keep) holds the last run's database
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    engine = Engine(Settings(db=db), ws, embedder=embedder)
     try:
         first = engine.harvest(git_limit=commits)
         started = time.perf_counter()
