@@ -24,7 +24,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 Vector = npt.NDArray[np.float32]
-_RECENT = 32
 
 
 class Embedder(ABC):
@@ -37,19 +36,22 @@ class Embedder(ABC):
     def embed_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """One row per text, each L2-normalised."""
 
+    recent_limit = 32
+    """How many single-text vectors `embed` keeps (one chat turn embeds its input up to three
+    times: the refresh check, the search, the session topic)."""
+    _recent: dict[str, Vector] | None = None
+
     def embed(self, text: str) -> Vector:
-        """One text's vector; the last few are kept, since one chat turn embeds its input up to
-        three times (the refresh check, the search, the session topic)."""
-        recent: dict[str, Vector] | None = self.__dict__.get("_recent")
-        if recent is None:
-            recent = self.__dict__.setdefault("_recent", {})
-        vector = recent.get(text)
+        """One text's vector, read-only: a recent one is handed out again, not recomputed."""
+        if self._recent is None:
+            self._recent = {}
+        vector = self._recent.get(text)
         if vector is None:
             vector = self.embed_batch([text])[0]
             vector.setflags(write=False)
-            if len(recent) >= _RECENT:
-                recent.pop(next(iter(recent)), None)
-            recent[text] = vector
+            if len(self._recent) >= self.recent_limit:
+                del self._recent[next(iter(self._recent))]
+            self._recent[text] = vector
         return vector
 
     def embed_many(self, texts: Sequence[str], batch_size: int = 32) -> npt.NDArray[np.float32]:

@@ -525,6 +525,4 @@ def _memory(row: Sequence[Any]) -> Memory:
     data = dict(zip(_NAMES, row, strict=True))
     data["tags"] = json.loads(data["tags"])
     data["pinned"] = bool(data["pinned"])
-    data["confidence"] = float(data["confidence"])
-    data["importance"] = float(data["importance"])
     return Memory.model_construct(**data)

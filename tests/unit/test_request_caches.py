@@ -1,4 +1,5 @@
-"""render.clean: the ASCII fast path strips exactly what the per-character rule strips."""
+"""The request path's caches answer exactly what the uncached code would: `render.clean` (and
+its ASCII fast path) and the token counter."""
 
 from __future__ import annotations
 
