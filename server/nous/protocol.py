@@ -99,7 +99,7 @@ class Item(Wire):
     kind: str
     scope: str
     layer: str
-    detail: Literal["summary", "micro", "content"]
+    detail: Literal["summary", "micro", "content", "extract"]
     tokens: int
     score: float
     terms: dict[str, float] = Field(default_factory=dict)

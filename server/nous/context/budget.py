@@ -51,6 +51,8 @@ def allocate(
     total: int,
     counter: TokenCounter,
     micro_first: bool = False,
+    choices: Callable[[Scored], list[tuple[str, str]]] | None = None,
+    best_first: bool = False,
 ) -> Allocation:
     """Place (scored, layer) items into `blocks` within `total` tokens of rendered text."""
     by_name = {b.name: b for b in blocks}
@@ -70,7 +72,7 @@ def allocate(
     def cost_of(layer: str, line: str) -> int:
         block = by_name[layer]
         opening = 0 if (block.lines or block.fixed) else heading_cost[layer]
-        if not block.lines:  # the first memory of a layer also opens its data fence
+        if not block.lines and block.fenced:  # the first memory of a layer opens its fence
             opening += fence_cost
         return counter.count(line) + 1 + opening
 
@@ -78,10 +80,16 @@ def allocate(
         nonlocal used
         bucket = bucket_of(scored, layer)
         memory = scored.memory
-        details = [("summary", memory.summary), ("micro", memory.micro)]
+        details = (
+            choices(scored) if choices else [("summary", memory.summary), ("micro", memory.micro)]
+        )
         if micro_first:
-            details.reverse()
+            details = [d for d in details if d[0] == "micro"] + [
+                d for d in details if d[0] != "micro"
+            ]
         for detail, text in details:
+            if cap_check and detail == "micro" and len(details) > 1:
+                continue  # a one-liner only when nothing richer fits what is left in the end
             line = item_line(memory.kind, text, layer_kinds.get(layer, []))
             cost = cost_of(layer, line)
             within_cap = bucket_used.get(bucket, 0) + cost <= caps.get(bucket, 0)
@@ -97,7 +105,8 @@ def allocate(
         if not try_place(scored, layer, cap_check=True):
             deferred.append((scored, layer))
     rank = {name: i for i, name in enumerate(flow_order)}
-    deferred.sort(key=lambda pair: (rank.get(pair[1], len(rank)), -pair[0].score))
+    deferred.sort(key=lambda pair: (-pair[0].score if best_first else rank.get(pair[1], len(rank)),
+                                    -pair[0].score))  # fmt: skip
     over: list[Scored] = []
     for scored, layer in deferred:
         if not try_place(scored, layer, cap_check=False):

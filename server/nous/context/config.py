@@ -52,6 +52,20 @@ class Thresholds(Strict):
     turn: float = Field(ge=0)
 
 
+class Gate(Strict):
+    """SPEC §2.5: the query-relevance floor an item must clear to be admitted, per mode
+    (`relevance.blend` of cosine and IDF coverage; calibrated on the development sets), the
+    cosine share of that blend, and each item's share of the budget for its extract."""
+
+    startup: float = Field(ge=0, le=1)
+    recall: float = Field(ge=0, le=1)
+    turn: float = Field(ge=0, le=1)
+    cosine_share: float = Field(ge=0, le=1)
+    item_share: float = Field(gt=0, le=1)
+    item_min: int = Field(ge=20)
+    item_max: int = Field(ge=20)
+
+
 class Frames(Strict):
     budgets: dict[str, int]
     windows: dict[str, int]
@@ -64,6 +78,9 @@ class Layer(Strict):
     title: str
     cap: int = Field(ge=0)
     always: bool = False
+    fenced: bool = True
+    """Memory lines go inside a data fence; the rules layer (the workspace's own instruction
+    files) is rendered as the project's rules instead."""
     kinds: list[str]
 
 
@@ -115,6 +132,7 @@ class Config(Strict):
     weights: Weights
     scoring: Scoring
     thresholds: Thresholds
+    gate: Gate
     frames: Frames
     layers: list[Layer]
     plan: PlanDefaults

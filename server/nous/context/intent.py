@@ -12,6 +12,26 @@ _GREETING = re.compile(
     r"thank you)\b[\s!.,?]*(there|nous|all|everyone|team)?[\s!.,?]*$",
     re.I,
 )
+_SMALL_TALK = frozenset(
+    """hey hi hello hiya howdy sup yo morning afternoon evening night good great thanks thank
+    thx ty you a lot so much very that this it worked works working fixed did trick ok okay k cool
+    nice awesome perfect excellent sounds appreciate appreciated it's its how's hows how are is
+    going doing there all everyone team folks nous bye goodbye see later cheers np no problem
+    welcome yes yeah yep sure got lol haha wow glad to be back again i'm im we're fine well
+    happy monday friday weekend day today what's whats up new with""".split()
+)
+_SMALL_TALK_MAX_WORDS = 12
+
+
+def small_talk(text: str) -> bool:
+    """Greetings, thanks and pleasantries ("hey, good morning!", "hi there 👋", "thanks, that
+    worked", "good morning! how are you?"): every word is small talk and there are few."""
+    found = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+    if not found or len(found) > _SMALL_TALK_MAX_WORDS:
+        return not found and bool(text.strip()) and not re.search(r"\w", text)
+    return all(w in _SMALL_TALK for w in found)
+
+
 _QUESTION = re.compile(
     r"(\?\s*$)|^\s*(what|where|when|why|how|who|which|can|could|should|is|are|do|does|did)\b", re.I
 )
@@ -78,7 +98,10 @@ class Intent(BaseModel):
 
 def signals(text: str) -> Intent:
     """Extract the intent signals of one input."""
-    intent = Intent(greeting=bool(_GREETING.match(text)), question=bool(_QUESTION.search(text)))
+    intent = Intent(
+        greeting=bool(_GREETING.match(text)) or small_talk(text),
+        question=bool(_QUESTION.search(text)),
+    )
     for pattern, weight in _RECENCY:
         if pattern.search(text):
             intent.temporal_recency = max(intent.temporal_recency, weight)

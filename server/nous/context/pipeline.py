@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nous.context import budget, dedup, profiles, search
+from nous.context import budget, dedup, extract, profiles, relevance, search
 from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
 from nous.context.config import Config, Profile
 from nous.context.render import Block
 from nous.context.score import Scope, Scored, composite
-from nous.memory import lifecycle, secrets, usage
+from nous.memory import lifecycle, renderings, secrets, usage
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult, Dropped, Item, Message, Section, SessionUse
 
@@ -75,15 +75,30 @@ def _semantic(
 
 
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
-    """Live constraints, corrections, preferences and notes in scope (layers 1–4)."""
+    """What goes in whatever the input (SPEC §2.7): pinned memories and blocking (escalated)
+    constraints in scope. Everything else must be relevant to the input."""
     marks = ",".join("?" * len(scopes))
     rows = store.conn.execute(
-        f"SELECT id FROM memories WHERE scope IN ({marks}) AND kind IN "
-        "('constraint','correction','preference','note') AND status NOT IN ('inactive','retired') "
-        "ORDER BY importance DESC, updated_at DESC LIMIT ?",
+        f"SELECT id FROM memories WHERE scope IN ({marks}) AND (pinned = 1 OR status = 'escalated') "
+        "AND status NOT IN ('inactive','retired') ORDER BY importance DESC, updated_at DESC LIMIT ?",
         (*scopes, limit),
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def _bypasses_gate(memory: object) -> bool:
+    return bool(getattr(memory, "pinned", False)) or getattr(memory, "status", "") == "escalated"
+
+
+RULES_LAYER = "rules"
+
+
+def _layer_of(config: Config, scored: Scored, mode: str) -> str:
+    """Rules from the workspace's own instruction files render as the project's rules."""
+    rules = any(layer.name == RULES_LAYER for layer in config.layers)
+    if rules and "instructions" in scored.memory.tags:
+        return RULES_LAYER
+    return RECALL_LAYER if mode == "recall" else config.layer_of(scored.memory.kind)
 
 
 def _startup_bucket(scored: Scored, layer: str) -> str:
@@ -100,8 +115,15 @@ def _startup_bucket(scored: Scored, layer: str) -> str:
     return "language" if m.scope.startswith("language:") else "universal"
 
 
+RECALL_LAYER = "recall"
+
+
 def _blocks(config: Config, frame: str, view: View, mode: str) -> list[Block]:
-    blocks = [Block(layer.name, layer.title) for layer in config.layers]
+    if mode == "recall":  # best first: the project's rules, then one list of everything else
+        rules = next((x for x in config.layers if x.name == RULES_LAYER), None)
+        head = [Block(rules.name, rules.title, fenced=False)] if rules else []
+        return [*head, Block(RECALL_LAYER, "Recalled Memories")]
+    blocks = [Block(layer.name, layer.title, fenced=layer.fenced) for layer in config.layers]
     by_name = {b.name: b for b in blocks}
     if mode != "recall":
         langs = ", ".join(view.languages) or "no language detected"
@@ -170,22 +192,32 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     session = req.session or SessionUse(id=None, used=0, cap=0, remaining=0)
     blocks = _blocks(config, frame, view, req.mode)
     layer_kinds = {layer.name: layer.kinds for layer in config.layers}
+    layer_kinds[RULES_LAYER] = list(config.plan.kinds)
 
     candidates: list[Scored] = []
     available = 0
-    skip_retrieval = not plan.retrieves or total == 0 or (req.mode == "turn" and intent.greeting)
+    rel_query: relevance.Query | None = None
+    small_talk = intent.greeting
+    skip_retrieval = not plan.retrieves or total == 0 or small_talk
+    semantic: dict[str, float] = {}
+    query_vec = None
     if not skip_retrieval:
         query = req.input.strip() or " ".join(
             [view.project, *view.languages, view.task or "", view.active_file or ""]
         )
         query_vec = store.embedder.embed(query)
         semantic, available = _semantic(store, config, query_vec, query, view.scopes)
-        if req.mode != "recall":
-            for memory_id in _always_on(store, view.scopes):
-                semantic.setdefault(memory_id, 0.0)
-        candidates = _score(store, config, view, frame, plan, profile, semantic, work)
+        frequencies, documents = store.document_frequencies(relevance.query_words(query))
+        rel_query = relevance.query(query, frequencies, documents)
+    if req.mode != "recall" and total > 0:
+        for memory_id in _always_on(store, view.scopes):
+            semantic.setdefault(memory_id, 0.0)
+    if semantic:
+        candidates = _score(store, config, view, frame, plan, profile, semantic, work,
+                            rel_query, query_vec)  # fmt: skip
         available = max(available, len(candidates))
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work)
+        candidates = _supersession(store, candidates, work)
 
     if req.mode == "startup":
         s = config.startup
@@ -196,26 +228,36 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             total,
         )  # fmt: skip
         bucket_of = _startup_bucket
+    elif req.mode == "recall":
+        caps = {block.name: total for block in blocks}
+        bucket_of = lambda scored, layer: layer  # noqa: E731
+        layer_kinds[RECALL_LAYER] = []
     else:
         caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
         bucket_of = lambda scored, layer: layer  # noqa: E731
-    items = [(c, config.layer_of(c.memory.kind)) for c in candidates]
+    items = [(c, _layer_of(config, c, req.mode)) for c in candidates]
+    share = min(
+        config.gate.item_max, max(config.gate.item_min, int(total * config.gate.item_share))
+    )
     alloc = budget.allocate(
         items, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7,
+        choices=_Renderings(store, rel_query, share, _successor_names(store, candidates)).of,
+        best_first=req.mode == "recall",
     )  # fmt: skip
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
 
     sections = []
-    for block, layer in zip(blocks, config.layers, strict=True):
-        placed = [p for p in alloc.placed if p.layer == layer.name]
-        if not placed and not block.fixed and not layer.always:
+    always = {layer.name for layer in config.layers if layer.always}
+    for block in blocks:
+        placed = [p for p in alloc.placed if p.layer == block.name]
+        if not placed and not block.fixed and block.name not in always:
             continue
         used = store.counter.count(block.render()) if block.render() else 0
         sections.append(
             Section(
-                layer=layer.name, title=block.title, used=used, cap=caps.get(layer.name, 0),
+                layer=block.name, title=block.title, used=used, cap=caps.get(block.name, 0),
                 items=[
                     Item(id=p.scored.memory.id, kind=p.scored.memory.kind,
                          scope=p.scored.memory.scope, layer=p.layer,
@@ -239,8 +281,11 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
 def _score(
     store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
     profile: Profile, semantic: dict[str, float], work: _Work,
+    rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
+    vectors = store.index.vectors(list(memories)) if query_vec is not None else {}
+    active = (view.active_file or "").removeprefix("file://")
     stats = usage.stats(store, list(memories), config.scoring.usage_half_life_days)
     weights = profiles.tier_weights(profile, view.task)
     where = Scope(view.project_scope, tuple(view.languages))
@@ -250,10 +295,19 @@ def _score(
         extra = profiles.tier_factor(weights, memory.kind, memory.scope)
         if memory.kind in profile.preferred_kinds:
             extra *= config.scoring.preferred_kind_boost
-        scored.append(
-            composite(config, memory, semantic[memory_id], frame, where, now_ts,
-                      plan.recency_weight, stats.get(memory_id, usage.NEUTRAL), extra)
-        )  # fmt: skip
+        subtree = next((t[8:] for t in memory.tags if t.startswith("subtree:")), None)
+        if subtree and active and f"/{subtree}/" in f"/{active}":
+            extra *= config.scoring.preferred_kind_boost  # a nested instruction file's subtree
+        item = composite(config, memory, semantic[memory_id], frame, where, now_ts,
+                         plan.recency_weight, stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
+        vec = vectors.get(memory_id)
+        cosine = float(vec @ query_vec) if vec is not None and query_vec is not None else 0.0
+        coverage = rel_query.coverage(memory.content) if rel_query is not None else 0.0
+        item.terms["relevance"] = round(
+            relevance.blend(cosine, coverage, config.gate.cosine_share), 4
+        )
+        item.terms["coverage"] = round(coverage, 4)
+        scored.append(item)
     scored.sort(key=lambda s: -s.score)
     return scored
 
@@ -295,8 +349,12 @@ def _filter(
             continue
         # Startup buckets already rank the tiers (universal/language/project), so its threshold
         # is on the relevance within the tier: the score before the scope factor.
-        relevance = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
-        if relevance < threshold:
+        floor = getattr(config.gate, req.mode)
+        if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
+            work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
+            continue
+        prior = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
+        if prior < threshold:
             work.drop(c, "low-score", f"below {threshold}")
             continue
         if req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
@@ -338,3 +396,69 @@ def _preserve(kept: list[Scored], profile: Profile) -> list[Scored]:
             first.append(s)
     rest = [s for s in kept if all(s is not f for f in first)]
     return [*first, *rest]
+
+
+def _supersession(store: MemoryStore, kept: list[Scored], work: _Work) -> list[Scored]:
+    """A superseded memory whose successor is in the answer is left out (SPEC §2.8)."""
+    ids = {c.memory.id for c in kept}
+    out = []
+    for c in kept:
+        successor = c.memory.superseded_by
+        if c.memory.status == "superseded" and successor and successor in ids:
+            work.drop(c, "duplicate", f"superseded by {successor}, which is included")
+            continue
+        out.append(c)
+    return out
+
+
+def _successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
+    """{superseded memory id: its successor's one-line rendering}."""
+    wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
+    if not wanted:
+        return {}
+    found = store.get_many([i for i in wanted.values() if i])
+    return {old: found[new].micro for old, new in wanted.items() if new in found}
+
+
+class _Renderings:
+    """The renderings an item may take, best first: its whole text when it fits the item's
+    share, else the extract most relevant to the input (SPEC §2.7's second tier), then the
+    write-time summary and micro. A superseded memory says so, with its successor."""
+
+    def __init__(
+        self, store: MemoryStore, query: relevance.Query | None, share: int,
+        successors: dict[str, str],
+    ) -> None:  # fmt: skip
+        self.counter = store.counter
+        self.query = query
+        self.share = share
+        self.successors = successors
+        self._cache: dict[str, list[tuple[str, str]]] = {}
+
+    def of(self, scored: Scored) -> list[tuple[str, str]]:
+        memory = scored.memory
+        cached = self._cache.get(memory.id)
+        if cached is not None:
+            return cached
+        label = f"{renderings.label(memory.kind)}: "
+        options: list[tuple[str, str]] = []
+        heading, body = renderings.flat(memory.content)
+        whole = f"{heading} — {body}" if heading else body
+        if self.counter.count(whole) <= self.share:
+            if self.counter.count(whole) > self.counter.count(memory.summary):
+                options.append(("content", label + whole))
+        elif self.query is not None:
+            text = extract.extract(memory.content, self.query, self.share, self.counter)
+            if text:
+                options.append(("extract", label + text))
+        options += [("summary", memory.summary), ("micro", memory.micro)]
+        if memory.status == "superseded":
+            mark = (
+                f"(superseded by: {self.successors[memory.id]}) "
+                if memory.id in self.successors
+                else "(superseded) "
+            )
+            options = [(d, t.replace(label, label + mark, 1) if t.startswith(label) else mark + t)
+                       for d, t in options]  # fmt: skip
+        self._cache[memory.id] = options
+        return options

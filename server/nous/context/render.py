@@ -108,11 +108,12 @@ class Block:
     title: str
     fixed: str = ""
     lines: list[str] = field(default_factory=list)
+    fenced: bool = True
 
     def render(self) -> str:
         body = [self.fixed] if self.fixed else []
         if self.lines:
-            body += [fence_open(), *self.lines, FENCE]
+            body += [fence_open(), *self.lines, FENCE] if self.fenced else self.lines
         return f"## {self.title}\n" + "\n".join(body) if body else ""
 
 

@@ -10,6 +10,7 @@ import hashlib
 import re
 import unicodedata
 
+from nous.memory import markdown
 from nous.memory.tokens import TokenCounter
 
 SUMMARY_TOKENS = 100
@@ -25,7 +26,6 @@ _LABELS = {
     "convention": "Convention",
     "note": "Note",
 }
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def normalise(text: str) -> str:
@@ -45,31 +45,60 @@ def label(kind: str) -> str:
     return _LABELS.get(kind, kind.capitalize())
 
 
-def _fit(text: str, limit: int, counter: TokenCounter) -> str:
-    """Whole sentences while they fit, else the text cut at a word boundary with an ellipsis."""
+def fit(text: str, limit: int, counter: TokenCounter) -> str:
+    """Whole sentences while they fit (abbreviations, list numbers and versions are not sentence
+    ends); else whole words with an ellipsis; a cut inside a word is the last resort."""
     if counter.count(text) <= limit:
         return text
     kept = ""
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in markdown.sentences(text):
         candidate = f"{kept} {sentence}".strip()
         if counter.count(candidate) > limit:
             break
         kept = candidate
-    if kept:
+    if kept and counter.count(kept) >= limit // 2:
         return kept
+    words = text.split()
+    out = ""
+    for word in words:
+        candidate = f"{out} {word}".strip()
+        if counter.count(candidate + "…") > limit:
+            break
+        out = candidate
+    if out:
+        return out.rstrip(" ,;:-") + "…"
     cut = counter.truncate(text, max(1, limit - 1))
-    if " " in cut:
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:-") + "…"
+    return cut + "…"
+
+
+def flat(content: str) -> tuple[str, str]:
+    """(heading path, body as one line) of a record's content: a harvested record starts with a
+    `# A › B` line; lists read "lead-in: item; item", code stays in backticks."""
+    heading = ""
+    if content.startswith("# "):
+        first, _, content = content.partition("\n")
+        heading = first[2:].strip()
+    if "\n" not in content.strip() and not content.lstrip().startswith(("- ", "```", "|")):
+        return heading, " ".join(content.split())
+    parts: list[str] = []
+    last_block, last_lead = -1, None
+    for unit in markdown.units(content):
+        if unit.kind == "heading":
+            continue
+        piece = unit.text
+        if unit.lead and unit.kind != "sentence" and unit.lead != last_lead:
+            piece = f"{unit.lead if unit.lead.endswith(':') else unit.lead + ':'} {piece}"
+            last_lead = unit.lead
+        same = unit.block == last_block
+        joiner = "; " if unit.kind in ("item", "row") and same else " "
+        parts.append((joiner if parts else "") + piece)
+        last_block = unit.block
+    return heading, "".join(parts)
 
 
 def _tail(kind: str, outcome: str | None, confidence: float) -> str:
-    parts = []
-    if outcome:
-        parts.append(outcome)
-    if kind in {"decision", "procedure"} or confidence < 1.0:
-        parts.append(f"{confidence:.2f}")
-    return f" [{', '.join(parts)}]" if parts else ""
+    # A bare confidence such as "[0.90]" tells a model nothing it can act on: only the outcome.
+    return f" [outcome: {outcome}]" if outcome else ""
 
 
 def summary(
@@ -77,10 +106,13 @@ def summary(
 ) -> str:
     """`Label: text` within SUMMARY_TOKENS, outcome and confidence appended for decisions."""
     tail = _tail(kind, outcome, confidence)
-    head = f"{label(kind)}: "
+    heading, body = flat(content)
+    head = f"{label(kind)}: " + (f"{heading} — " if heading else "")
     room = SUMMARY_TOKENS - counter.count(head + tail)
-    body = _fit(" ".join(content.split()), room, counter)
-    return f"{head}{body}{tail}"
+    if room < 20:  # a very long heading path: keep its last part
+        head = f"{label(kind)}: {heading.rsplit(' › ', 1)[-1]} — "
+        room = SUMMARY_TOKENS - counter.count(head + tail)
+    return f"{head}{fit(body, room, counter)}{tail}"
 
 
 def micro(
@@ -88,7 +120,9 @@ def micro(
 ) -> str:
     """The first line (first sentence) within MICRO_TOKENS, one line, with the outcome tag."""
     tail = f" [{outcome}]" if outcome else ""
-    first = content.split("\n", 1)[0]
-    first = _SENTENCE_END.split(first, 1)[0]
+    heading, body = flat(content)
+    first = next(iter(markdown.sentences(body)), body)
+    if heading:
+        first = f"{heading.rsplit(' › ', 1)[-1]}: {first}"
     room = MICRO_TOKENS - counter.count(tail)
-    return _fit(" ".join(first.split()), room, counter) + tail
+    return fit(first, room, counter) + tail

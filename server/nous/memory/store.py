@@ -186,6 +186,9 @@ class MemoryStore:
             raise StoreError(f"cannot create memory database {path}: {exc.strerror}") from exc
         self.db = sqlite_utils.Database(self.conn)
         self.index = VectorIndex(embedder.dimension)
+        self._df_cache: dict[str, int] = {}
+        self._df_seen = -1
+        self._df_total = 0
         self.index.sync(self.conn)
 
     def close(self) -> None:
@@ -482,6 +485,30 @@ class MemoryStore:
             (*params, k),
         ).fetchall()
         return [(memory_id, -float(rank)) for memory_id, rank in rows]
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """({term: live memories whose text holds it}, live memories in all), for the IDF of a
+        query's words (FTS5 stems the term the way it stemmed the text). Cached per change."""
+        change = self._df_change()
+        if change != self._df_seen:
+            self._df_cache.clear()
+            self._df_seen = change
+            self._df_total = int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        out: dict[str, int] = {}
+        for term in terms:
+            if term not in self._df_cache:
+                quoted = '"' + term.replace('"', "") + '"'
+                self._df_cache[term] = int(
+                    self.conn.execute(
+                        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (quoted,)
+                    ).fetchone()[0]
+                )
+            out[term] = self._df_cache[term]
+        return out, self._df_total
+
+    def _df_change(self) -> int:
+        row = self.conn.execute("SELECT coalesce(max(change_seq), 0) FROM memories").fetchone()
+        return int(row[0])
 
     def counts(self, scopes: Sequence[str] | None = None) -> dict[str, dict[str, int]]:
         """{kind: {status: n}}, over `scopes` only when given."""

@@ -1,58 +1,50 @@
-"""Architecture decision records (Nygard and MADR) → decisions, status mapped to the lifecycle:
-Proposed → pending, Accepted → reviewed, Deprecated/Rejected → inactive, Superseded → superseded
-(linked to the ADR it names as successor)."""
+"""Architecture decision records → decisions, found by shape wherever they live, status mapped to
+the lifecycle: proposed/draft → pending, accepted/implemented → reviewed, deprecated/rejected →
+inactive, superseded → superseded (linked to the ADR it names as successor).
+
+Shape: a numbered (`0007-…`, `adr-019-…`, `adr-draft-…`) Markdown file in a decisions-like folder,
+or any numbered file that reads like an ADR (a status plus context/decision sections). Status is
+read from YAML front matter, a `## Status` section (paragraph or bullet), a `Status:` /
+`* **Status**: …` line, or free text ("Implemented in …"). One record leads with the title, the
+status and the decision (MADR "Decision Outcome" / "Chosen option" included); every other
+section becomes records of its own (ADRs run to 90 KB and answers sit deep inside them).
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
 
+from nous.memory.markdown import Block, Document, Section, parse
+from nous.workspace.harvest import records
 from nous.workspace.harvest.model import Harvested
 
-DIRS = ("docs/adr/", "doc/adr/", "docs/decisions/", "docs/architecture/decisions/")
+FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records", "architecture", "rfcs", "rfc"})
+_NAME = re.compile(r"^(?:adr[-_ ]?)?(?:\d{1,5}|draft)[-_ .]\S*\.md$", re.I)
 STATUS = {
-    "proposed": "pending",
-    "draft": "pending",
-    "accepted": "reviewed",
-    "approved": "reviewed",
-    "deprecated": "inactive",
-    "rejected": "inactive",
-    "superseded": "superseded",
-}
-_SECTION = re.compile(r"^#{2,3}\s+(.*\S)\s*$", re.M)
+    "proposed": "pending", "draft": "pending", "proposal": "pending", "pending": "pending",
+    "accepted": "reviewed", "approved": "reviewed", "implemented": "reviewed",
+    "adopted": "reviewed", "done": "reviewed", "decided": "reviewed", "final": "reviewed",
+    "deprecated": "inactive", "rejected": "inactive", "obsolete": "inactive",
+    "withdrawn": "inactive", "abandoned": "inactive", "declined": "inactive",
+    "superseded": "superseded", "replaced": "superseded",
+}  # fmt: skip
+_DECISION = ("decision outcome", "decision", "chosen option", "decision and rationale", "outcome")
 _NUMBER = re.compile(r"(\d{1,5})")
+_STATUS_LINE = re.compile(r"^\W*status\W*\s*[:-]\s*(.+)$", re.I | re.M)
 
 
-def matches(relpath: str) -> bool:
-    name = PurePosixPath(relpath).name.lower()
-    return (
-        relpath.startswith(DIRS)
-        and name.endswith(".md")
-        and name not in {"readme.md", "index.md", "template.md", "adr-template.md"}
-    )
-
-
-def _sections(text: str) -> dict[str, str]:
-    parts = _SECTION.split(text)
-    out = {}
-    for title, body in zip(parts[1::2], parts[2::2], strict=False):
-        out[title.strip().lower()] = body.strip()
-    return out
-
-
-def _status(text: str, sections: dict[str, str]) -> tuple[str | None, str | None]:
-    """(lifecycle status, successor reference) from a Status section or a MADR `status:` field."""
-    raw = sections.get("status", "")
-    front = re.search(r"^status\s*:\s*(.+)$", text, re.M | re.I)
-    if front:
-        raw = front.group(1) + " " + raw
-    word = next((w for w in re.findall(r"[a-z]+", raw.lower()) if w in STATUS), None)
-    successor = None
-    if word == "superseded":
-        link = re.search(r"superseded by\s*\[?([^\]\n]*)\]?(?:\(([^)]+)\))?", raw, re.I)
-        if link:
-            successor = (link.group(2) or link.group(1)).strip()
-    return (STATUS[word] if word else None), successor
+def matches(relpath: str, text: str | None = None) -> bool:
+    p = PurePosixPath(relpath)
+    name = p.name.lower()
+    if "template" in name or not _NAME.match(name):
+        return False
+    if any(part.lower() in FOLDERS for part in p.parts[:-1]):
+        return True
+    if text is None:
+        return False
+    lowered = text.lower()
+    return "status" in lowered and ("## context" in lowered or "## decision" in lowered)
 
 
 def number_of(relpath_or_ref: str) -> str | None:
@@ -60,32 +52,94 @@ def number_of(relpath_or_ref: str) -> str | None:
     return str(int(match.group(1))) if match else None
 
 
+def _status_text(doc: Document) -> str:
+    if doc.front.get("status"):
+        return doc.front["status"]
+    for section in doc.sections:
+        if section.title.lower().strip("* ") == "status" and section.blocks:
+            block = section.blocks[0]
+            return block.items[0] if block.kind == "list" and block.items else block.text
+    for section in doc.sections[:3]:
+        for block in section.blocks[:6]:
+            texts = block.items if block.kind == "list" else [block.text]
+            for text in texts:
+                found = _STATUS_LINE.search(text.replace("*", ""))
+                if found:
+                    return found.group(1)
+    return ""
+
+
+def read_status(doc: Document) -> tuple[str | None, str | None, str]:
+    """(lifecycle status, successor reference, the status as written)."""
+    raw = " ".join(_status_text(doc).split())
+    words = re.findall(r"[a-z]+", raw.lower())
+    word = next((w for w in words if w in STATUS), None)
+    successor = None
+    if word in ("superseded", "replaced"):
+        link = re.search(r"(?:superseded|replaced) by\s*:?\s*\[?([^\]\n]*)\]?", raw, re.I)
+        if link:
+            successor = link.group(1).strip()
+    return (STATUS[word] if word else None), successor, raw
+
+
+def _is_decision(section: Section) -> bool:
+    title = section.title.lower().strip()
+    return any(title.startswith(d) for d in _DECISION)
+
+
+def _lead(doc: Document) -> list[Block]:
+    """What the decision is: its decision sections, else the first substantive text."""
+    chosen = [b for s in doc.sections if _is_decision(s) for b in s.blocks]
+    if not chosen:
+        for section in doc.sections:
+            for block in section.blocks:
+                text = block.text or " ".join(block.items)
+                if re.match(r"\**chosen option", text, re.I):
+                    chosen.append(block)
+    if chosen:
+        return chosen
+    for section in doc.sections:
+        if section.title.lower() in ("status", "changelog", "change log", "date"):
+            continue
+        if (
+            section.blocks
+            and sum(len((b.text or " ".join(b.items)).split()) for b in section.blocks) >= 8
+        ):
+            return section.blocks[:2]
+    return []
+
+
 def harvest(relpath: str, text: str) -> list[Harvested]:
-    title_match = re.search(r"^#\s+(.*\S)", text, re.M)
-    title = title_match.group(1) if title_match else PurePosixPath(relpath).stem
-    title = re.sub(r"^(ADR[-\s]?)?\d+[.:)\s-]*", "", title, flags=re.I).strip() or title
-    sections = _sections(text)
-    status, successor = _status(text, sections)
-    decision = sections.get("decision") or sections.get("decision outcome") or ""
-    context = (
-        sections.get("context")
-        or sections.get("context and problem statement")
-        or sections.get("problem")
-        or ""
-    )
-    consequences = sections.get("consequences") or sections.get("positive consequences") or ""
-    parts = [f"{title}."]
-    if decision:
-        parts.append(" ".join(decision.split()))
-    if context:
-        parts.append("Context: " + " ".join(context.split()))
-    if consequences:
-        parts.append("Consequences: " + " ".join(consequences.split()))
+    doc = parse(text)
     number = number_of(relpath)
-    return [
-        Harvested(
-            kind="decision", content="\n".join(parts), anchor=f"file:{relpath}#adr-{number or 0}",
-            status=status, successor=successor, tags=["adr", f"adr-{number}" if number else "adr"],
-            confidence=1.0, importance=0.8,
-        )
-    ]  # fmt: skip
+    title = doc.title or PurePosixPath(relpath).stem
+    bare = re.sub(r"^(ADR[-\s]?)?\d+[.:)\s-]*", "", title, flags=re.I).strip() or title
+    label = f"ADR {number}: {bare}" if number else f"ADR: {bare}"
+    status, successor, written = read_status(doc)
+    tags = ["adr", f"adr-{number}" if number else "adr"]
+    common = {"status": status, "successor": successor, "confidence": 1.0}
+    lead_blocks = _lead(doc)
+    shown = " ".join(written.split()[:8]).rstrip(".")
+    head = f"{label} (status: {shown})" if shown else label
+    main = records.Record([head], "adr", list(lead_blocks))
+    out = []
+    for n, record in enumerate(
+        records.of_section(Section([label], 1, "adr", main.blocks), [label])
+    ):
+        anchor = f"adr-{number or 0}" if n == 0 else f"adr-{number or 0}-decision-{n + 1}"
+        out.append(Harvested(kind="decision", content=record.content(),
+                             anchor=f"file:{relpath}#{anchor}", tags=tags, importance=0.8,
+                             **common))  # type: ignore[arg-type]  # fmt: skip
+    lead_ids = {id(b) for b in lead_blocks}
+    for section in doc.sections:
+        if section.title.lower().strip("* ") == "status" or _is_decision(section):
+            continue
+        rest = Section(section.path, section.level, section.anchor,
+                       [b for b in section.blocks if id(b) not in lead_ids])  # fmt: skip
+        path = [label, *[p for p in section.path if p != title]]
+        for record in records.of_section(rest, path):
+            out.append(Harvested(kind="decision", content=record.content(),
+                                 anchor=f"file:{relpath}#adr-{number or 0}-{record.anchor}",
+                                 tags=[*tags, "adr-section"], importance=0.6,
+                                 **common))  # type: ignore[arg-type]  # fmt: skip
+    return out

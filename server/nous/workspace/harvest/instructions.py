@@ -1,44 +1,58 @@
-"""Instruction files → one memory per rule (AGENTS.md, CLAUDE.md, copilot-instructions,
-`*.instructions.md` with `applyTo`, .cursorrules, .cursor/rules/*, .clinerules, CONVENTIONS.md)."""
+"""Instruction files → the project's rules, one record per rule block (a section, or the part of
+a long section that fits one record), read as a Markdown tree.
+
+AGENTS.md, CLAUDE.md, GEMINI.md, CONVENTIONS.md, `.github/copilot-instructions.md`,
+`*.instructions.md` (with `applyTo`), agent skills (`SKILL.md`), `.cursorrules`,
+`.cursor/rules/*`, `.clinerules` — at any depth: a nested file applies to its subtree (tagged
+`subtree:<dir>`; the pipeline boosts it when the active file is under that folder). A list keeps
+its lead-in, so every item of "Agents MUST NOT:" is stored under that line and the record is a
+constraint; a code block stays with the sentence that introduces it.
+"""
 
 from __future__ import annotations
 
 import fnmatch
-import re
 from pathlib import PurePosixPath
 
+from nous.memory.markdown import parse
 from nous.workspace.detect import EXTENSIONS
-from nous.workspace.harvest.model import Harvested, rule_kind, slug
+from nous.workspace.harvest import records
+from nous.workspace.harvest.model import Harvested, slug
 
 NAMES = frozenset(
-    {"AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".cursorrules", ".clinerules", "GEMINI.md"}
-)
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*\S)")
-_HEADING = re.compile(r"^\s*#{1,6}\s+(.*\S)")
-_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+    {"AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".cursorrules", ".clinerules", "GEMINI.md",
+     "SKILL.md", "copilot-instructions.md"}
+)  # fmt: skip
 
 
 def matches(relpath: str) -> bool:
     p = PurePosixPath(relpath)
-    if p.name in NAMES and len(p.parts) <= 2:
+    if p.name in NAMES or p.name.endswith(".instructions.md"):
         return True
-    if relpath == ".github/copilot-instructions.md":
+    if ".cursor" in p.parts[:-1] and "rules" in p.parts[:-1]:
         return True
-    if p.name.endswith(".instructions.md"):
-        return True
-    if len(p.parts) >= 3 and p.parts[0] == ".cursor" and p.parts[1] == "rules":
-        return True
-    return len(p.parts) >= 2 and p.parts[0] == ".clinerules"
+    return ".clinerules" in p.parts[:-1]
 
 
-def _apply_language(front: str) -> str | None:
+def subtree(relpath: str) -> str:
+    """The folder an instruction file governs ('' for the whole workspace): a file under a
+    `.github/` (skills, instructions) governs the folder that holds that `.github/`."""
+    parts = PurePosixPath(relpath).parts[:-1]
+    for marker in (".github", ".cursor", ".clinerules"):
+        if marker in parts:
+            parts = parts[: parts.index(marker)]
+            break
+    return "/".join(parts)
+
+
+def _apply_language(front: dict[str, str]) -> str | None:
     """The one language an `applyTo:` / `globs:` pattern scopes the file to, if any."""
-    match = re.search(r"^(?:applyTo|globs)\s*:\s*['\"]?([^'\"\n]+)", front, re.M)
-    if not match:
+    pattern = front.get("applyto") or front.get("globs")
+    if not pattern:
         return None
     languages = set()
-    for glob in match.group(1).split(","):
-        glob = glob.strip()
+    for glob in pattern.split(","):
+        glob = glob.strip().strip("'\"")
         hits = {lang for ext, lang in EXTENSIONS.items() if fnmatch.fnmatch(f"x/y{ext}", glob)}
         if not hits or len(hits) > 1:
             return None
@@ -47,48 +61,24 @@ def _apply_language(front: str) -> str | None:
 
 
 def harvest(relpath: str, text: str) -> list[Harvested]:
-    front_match = _FRONT.match(text)
-    language = _apply_language(front_match.group(1)) if front_match else None
-    body = text[front_match.end() :] if front_match else text
-    rules: list[tuple[str, str]] = []
-    section = "rules"
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            joined = " ".join(paragraph).strip()
-            if len(joined.split()) >= 4:
-                rules.append((section, joined))
-            paragraph.clear()
-
-    in_code = False
-    for line in body.splitlines():
-        if line.strip().startswith("```"):
-            in_code = not in_code
-            flush()
-            continue
-        if in_code:
-            continue
-        if heading := _HEADING.match(line):
-            flush()
-            section = heading.group(1)
-            continue
-        if bullet := _BULLET.match(line):
-            flush()
-            rules.append((section, bullet.group(1)))
-            continue
-        if line.strip():
-            paragraph.append(line.strip())
-        else:
-            flush()
-    flush()
+    doc = parse(text)
+    language = _apply_language(doc.front)
+    label = relpath
+    where = subtree(relpath)
+    tags = ["instructions"] + ([f"subtree:{where}"] if where else [])
+    if doc.front.get("name"):  # an agent skill: its name and description lead its records
+        tags.append(slug(doc.front["name"], 40))
     out = []
-    for n, (title, rule) in enumerate(rules, start=1):
+    for record in records.of_document(doc, label):
+        if not doc.title:
+            record.path = [label, *record.path[1:]]
+        else:
+            record.path = [f"{label}: {record.path[0]}", *record.path[1:]]
         out.append(
             Harvested(
-                kind=rule_kind(rule), content=rule,
-                anchor=f"file:{relpath}#{slug(title)}-{n}", language=language,
-                tags=["instructions", slug(title, 30)],
+                kind=records.rule_kind(record), content=record.content(),
+                anchor=f"file:{relpath}#{record.anchor}", language=language,
+                tags=[*tags, slug(record.path[-1], 30)], confidence=1.0, importance=0.7,
             )
         )  # fmt: skip
     return out

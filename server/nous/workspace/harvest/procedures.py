@@ -1,45 +1,68 @@
-"""CONTRIBUTING sections and "how to …" README sections → procedures (one per section)."""
+"""Developer documentation → procedures and facts, one record per section (split when long).
+
+Read: CONTRIBUTING, README, DEVELOPMENT / DEV_SETUP / HACKING / coding standards at any depth,
+and every other Markdown document of the workspace (contributing guides, maintainer how-tos,
+architecture docs) — those an instruction file links to first (`sync` orders and caps them).
+A section with commands, numbered steps or a how-to heading is a procedure, else a fact.
+Not read: changelogs, licences, codes of conduct, issue/PR templates.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
 
+from nous.memory.markdown import parse
+from nous.workspace.harvest import records
 from nous.workspace.harvest.model import Harvested, slug
 
-_HEADING = re.compile(r"^(#{1,4})\s+(.*\S)\s*$", re.M)
-_HOW_TO = re.compile(
-    r"^(how to|how do|to \w+|getting started|setup|set up|installation|install|development|"
-    r"developing|running tests|testing|build(ing)?|release|releasing|deploy(ing|ment)?|"
-    r"contributing|usage|run|test)\b",
+_SKIP = re.compile(
+    r"^(changelog|changes|history|license|licence|copying|notice|code_of_conduct|"
+    r"code-of-conduct|security|authors|contributors|codeowners|funding|support|"
+    r"pull_request_template|issue_template|.*template.*)(\.[a-z]+)?$",
     re.I,
 )
-MAX_WORDS = 250
+_SKIP_DIRS = frozenset({"issue_template", "pull_request_template", "node_modules", "vendor"})
+_HOW_TO = re.compile(
+    r"\b(how to|how do|getting started|setup|set up|install|develop|running|run|test|build|"
+    r"release|deploy|contribut|workflow|commit|debug|upgrade|migrat|format|lint|tag|publish)",
+    re.I,
+)
+_PRIORITY = re.compile(r"contribut|develop|dev_setup|hacking|standard|guide|readme", re.I)
 
 
 def matches(relpath: str) -> bool:
-    name = PurePosixPath(relpath).name.lower()
-    top = len(PurePosixPath(relpath).parts) <= 2
-    return top and name in {"contributing.md", "contributing", "readme.md", "readme", "hacking.md"}
+    p = PurePosixPath(relpath)
+    if p.suffix.lower() not in (".md", ".markdown", ".mdx") and p.name.lower() != "contributing":
+        return False
+    if any(part.lower() in _SKIP_DIRS for part in p.parts[:-1]):
+        return False
+    return not _SKIP.match(p.name)
+
+
+def priority(relpath: str) -> int:
+    """Lower first, when `sync` caps how many documents it reads."""
+    p = PurePosixPath(relpath)
+    return (0 if _PRIORITY.search(p.name) else 1) * 10 + min(len(p.parts), 9)
+
+
+def _kind(title: str, text: str) -> str:
+    if "```" in text or _HOW_TO.search(title) or re.search(r"^1\. ", text, re.M):
+        return "procedure"
+    return "fact"
 
 
 def harvest(relpath: str, text: str) -> list[Harvested]:
-    contributing = "contributing" in relpath.lower() or "hacking" in relpath.lower()
-    heads = list(_HEADING.finditer(text))
+    doc = parse(text)
     out = []
-    for n, head in enumerate(heads):
-        title = head.group(2).strip()
-        end = heads[n + 1].start() if n + 1 < len(heads) else len(text)
-        body = text[head.end() : end]
-        body = re.sub(r"```.*?\n(.*?)```", lambda m: m.group(1), body, flags=re.S)
-        words = body.split()
-        if len(words) < 5 or not (contributing or _HOW_TO.match(title)):
-            continue
-        content = f"{title}: " + " ".join(words[:MAX_WORDS])
+    for record in records.of_document(doc, relpath):
+        record.path = [f"{relpath}: {record.path[0]}" if doc.title else relpath, *record.path[1:]]
+        content = record.content()
         out.append(
             Harvested(
-                kind="procedure", content=content, anchor=f"file:{relpath}#{slug(title)}",
-                tags=["procedure", slug(title, 30)],
+                kind=_kind(record.path[-1], content), content=content,
+                anchor=f"file:{relpath}#{record.anchor}",
+                tags=["docs", slug(record.path[-1], 30)], confidence=0.9, importance=0.5,
             )
         )  # fmt: skip
     return out

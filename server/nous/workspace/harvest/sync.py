@@ -12,6 +12,8 @@ import fnmatch
 import hashlib
 import logging
 import os
+import posixpath
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,11 @@ log = logging.getLogger(__name__)
 MAX_FILE_BYTES = 1_000_000
 HARVESTERS = ((instructions.matches, instructions.harvest), (adr.matches, adr.harvest),
               (procedures.matches, procedures.harvest))  # fmt: skip
+MAX_DEPTH = 8
+MAX_DOCS = 400
+"""Documents beyond instruction files and ADRs read per harvest: linked ones first, then
+contributing/development guides and READMEs, then the shallowest."""
+_LINK = re.compile(r"\]\(\s*<?([^)\s>#]+\.md)(?:#[^)\s]*)?>?")
 
 
 @dataclass
@@ -64,20 +71,45 @@ def ignored(relpath: str, patterns: list[str]) -> bool:
 
 
 def candidates(root: Path) -> list[str]:
-    """Relative paths of the files some harvester reads."""
+    """Relative paths of the files some harvester reads: every instruction file and ADR, and
+    at most MAX_DOCS other documents (those an instruction file links to first)."""
     patterns = ignore_patterns(root)
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
-        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and (depth < 4)]
+        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and depth < MAX_DEPTH)
         for name in filenames:
             rel = name if rel_dir == "." else f"{rel_dir.replace(os.sep, '/')}/{name}"
             if ignored(rel, patterns):
                 continue
             if any(match(rel) for match, _ in HARVESTERS):
                 found.append(rel)
-    return sorted(found)
+    rules = [r for r in found if instructions.matches(r) or adr.matches(r)]
+    linked = _linked(root, [r for r in found if instructions.matches(r)])
+    docs = sorted(
+        (r for r in found if r not in set(rules)),
+        key=lambda r: (r not in linked, procedures.priority(r), r),
+    )
+    return sorted(rules + docs[:MAX_DOCS])
+
+
+def _linked(root: Path, sources: list[str]) -> set[str]:
+    """Workspace-relative Markdown paths the instruction files link to."""
+    out: set[str] = set()
+    for rel in sources:
+        try:
+            with open(root / rel, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(MAX_FILE_BYTES)
+        except OSError:
+            continue
+        for target in _LINK.findall(text):
+            if "://" in target:
+                continue
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
+            if not joined.startswith(".."):
+                out.add(joined.lstrip("/"))
+    return out
 
 
 def harvestable(relpath: str) -> bool:
@@ -86,9 +118,12 @@ def harvestable(relpath: str) -> bool:
 
 
 def _harvest_file(rel: str, text: str) -> list[Harvested]:
-    for match, harvest in HARVESTERS:
-        if match(rel):
-            return harvest(rel, text)
+    if instructions.matches(rel):
+        return instructions.harvest(rel, text)
+    if adr.matches(rel, text):
+        return adr.harvest(rel, text)
+    if procedures.matches(rel):
+        return procedures.harvest(rel, text)
     return []
 
 
@@ -177,7 +212,7 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
                 continue
             items = _harvest_file(rel, raw.decode("utf-8", errors="replace"))
             _write(store, scope, rel, items, report)
-            if adr.matches(rel):
+            if any("adr" in h.tags for h in items):
                 adrs[rel] = items
             _remember_source(store, project, rel, sha)
             report.changed += 1

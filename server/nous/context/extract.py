@@ -1,0 +1,96 @@
+"""The query-relevant extract of a long record (the seeds' second tier, no LLM).
+
+A record's content is split into units (sentences, list items with their lead-in, code blocks
+with the sentence that introduces them, table rows with the header: `memory.markdown.units`).
+The units that share the most IDF weight with the query are kept, in document order, within the
+item's share of the budget; a list item brings its lead-in ("Agents MUST NOT:") so a prohibition
+never reads as a rule, and the record's heading path leads the line.
+"""
+
+from __future__ import annotations
+
+from nous.context.relevance import Query
+from nous.memory import renderings
+from nous.memory.markdown import Unit, units
+from nous.memory.tokens import TokenCounter
+
+MIN_OVERLAP_SHARE = 0.2
+"""A unit joins the extract when it holds at least this share of the best unit's overlap."""
+
+
+def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> str:
+    parts: list[str] = []
+    last_index = -2
+    last_block = -1
+    last_lead = None
+    for unit in chosen:
+        index = all_units.index(unit)
+        gap = index != last_index + 1
+        piece = unit.text
+        if (
+            unit.kind in ("item", "code", "row")
+            and unit.lead
+            and (unit.lead != last_lead or unit.block != last_block)
+        ):
+            lead = unit.lead if unit.lead.endswith(":") else f"{unit.lead}:"
+            piece = f"{lead} {piece}"
+            last_lead = unit.lead
+        if parts:
+            joiner = " … " if gap and unit.block != last_block else (
+                "; " if unit.kind in ("item", "row") and unit.block == last_block else " "
+            )  # fmt: skip
+            parts.append(joiner)
+        parts.append(piece)
+        last_index, last_block = index, unit.block
+    body = "".join(parts)
+    return f"{heading} — {body}" if heading else body
+
+
+def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> str | None:
+    """The most query-relevant units of `content` within `limit` tokens, or None when no unit
+    shares a word with the query (the summary serves then)."""
+    all_units = units(content)
+    heading = ""
+    body = list(all_units)
+    if body and body[0].kind == "heading" and content.lstrip().startswith("# "):
+        heading = body.pop(0).text
+    body = [u for u in body if u.kind != "heading"]
+    scored = [(query.overlap(f"{u.lead} {u.text}" if u.kind != "sentence" else u.text), u)
+              for u in body]  # fmt: skip
+    best = max((s for s, _ in scored), default=0.0)
+    if best <= 0:
+        return None
+    ranked = sorted(
+        (pair for pair in scored if pair[0] >= best * MIN_OVERLAP_SHARE),
+        key=lambda pair: -pair[0],
+    )
+    chosen: list[Unit] = []
+    text = ""
+    for _, unit in ranked:
+        trial = sorted([*chosen, unit], key=all_units.index)
+        candidate = _render(heading, trial, all_units)
+        if counter.count(candidate) <= limit:
+            chosen, text = trial, candidate
+    if not chosen:  # even the best unit alone is too long: fit it, cut at a sentence if we can
+        unit = ranked[0][1]
+        room = limit - counter.count(f"{heading} — ") if heading else limit
+        if room < 8:
+            return None
+        lead = f"{unit.lead} " if unit.lead and unit.kind != "sentence" else ""
+        body_text = renderings.fit(f"{lead}{unit.text}", room, counter)
+        return f"{heading} — {body_text}" if heading else body_text
+    # Room left: the neighbours of the chosen units, in document order, while they fit.
+    for unit in chosen.copy():
+        index = all_units.index(unit)
+        for near in (index + 1, index - 1):
+            if (
+                0 <= near < len(all_units)
+                and all_units[near].block == unit.block
+                and all_units[near] in body
+                and all_units[near] not in chosen
+            ):
+                trial = sorted([*chosen, all_units[near]], key=all_units.index)
+                candidate = _render(heading, trial, all_units)
+                if counter.count(candidate) <= limit:
+                    chosen, text = trial, candidate
+    return text

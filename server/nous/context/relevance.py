@@ -1,0 +1,96 @@
+"""Query relevance on an absolute scale: what the gate (SPEC §2.5) admits on, and what the
+extract ranks a record's units by.
+
+`relevance = share·cosine + (1 − share)·coverage`, where coverage is the IDF-weighted share of
+the query's content words that the memory's text holds. Unlike BM25 divided by the best BM25 of
+the candidates (which gives the best candidate 1.0 whatever the query), both terms are absolute,
+so a question nothing answers scores low everywhere and the floor can refuse it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_]*(?:[.:-][a-z0-9_]+)*")
+STOP = frozenset(
+    """a an and are as at be been being but by can could did do does doing done for from had has
+    have having how i if in into is it its just me my no not of on or our ours out over own so
+    some such than that the their them then there these they this those through to too under up
+    very was we were what when where which while who whom why will with would you your yours
+    should shall may might must ok okay about also any all each more most other only same here
+    get got use using used want need make like new one two way thing things lot really still now
+    let lets please tell know see show give take just""".split()
+)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
+
+
+def stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            return base + "y" if suffix in ("ies", "ied") else base
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Lowercase content words of `text` (identifiers split at `_`/`.`/`:`/`-` too)."""
+    out: list[str] = []
+    for token in _WORD.findall(text.lower()):
+        parts = [token, *re.split(r"[._:-]+", token)] if re.search(r"[._:-]", token) else [token]
+        out += [p for p in parts if p and p not in STOP and len(p) > 1]
+    return out
+
+
+@functools.lru_cache(maxsize=16_384)
+def stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text))
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query's content words (stemmed) with their IDF weights."""
+
+    weights: dict[str, float]
+
+    @property
+    def total(self) -> float:
+        return sum(self.weights.values())
+
+    def coverage(self, text: str) -> float:
+        """IDF-weighted share of the query's words that `text` holds (0..1)."""
+        if not self.weights:
+            return 0.0
+        held = stems(text)
+        return sum(w for t, w in self.weights.items() if t in held) / self.total
+
+    def overlap(self, text: str) -> float:
+        """IDF weight of the query's words in `text` (not normalised: ranks units)."""
+        held = stems(text)
+        return sum(w for t, w in self.weights.items() if t in held)
+
+
+def query(text: str, frequencies: dict[str, int], total: int) -> Query:
+    """`frequencies` maps each raw query word to the number of memories holding it."""
+    weights: dict[str, float] = {}
+    for word in dict.fromkeys(words(text)):
+        df = frequencies.get(word, 0)
+        idf = math.log(1 + (total - df + 0.5) / (df + 0.5)) if total else 1.0
+        key = stem(word)
+        weights[key] = max(weights.get(key, 0.0), idf)
+    return Query(weights)
+
+
+def query_words(text: str) -> list[str]:
+    return list(dict.fromkeys(words(text)))
+
+
+def blend(cosine: float, coverage: float, share: float) -> float:
+    return share * max(0.0, cosine) + (1.0 - share) * coverage
+
+
+def only_words(texts: Iterable[str]) -> set[str]:
+    return {w for t in texts for w in words(t)}
