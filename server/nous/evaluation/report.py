@@ -339,6 +339,8 @@ def markdown(data: dict[str, Any]) -> str:
         else ("development split")
     )
     heading = titles[data["dataset"]]
+    if data["dataset"] == "repos":
+        split = "development set (tuned on; final numbers come from other repositories)"
     if data["dataset"] != "fusion":
         heading += f", {split}"
     m = data.get("machine") or {}

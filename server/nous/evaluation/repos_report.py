@@ -92,8 +92,15 @@ def notes(data: dict[str, Any]) -> list[str]:
         f"files, {h['sections']} BM25 sections)"
         for name, h in data["harvest"].items()
     )
+    turns: dict[str, int] = {}
+    for q in data["detail"]:
+        turn = q["modes"]["turn"]
+        key = f"{turn.get('frame', '?')} {turn.get('budget', '?')}"
+        turns[key] = turns.get(key, 0) + 1
     out = [
         f"harvest: {harvest}",
+        "turn budgets (frame default, by the frame each question got): "
+        + ", ".join(f"{k} ×{n}" for k, n in sorted(turns.items())),
         "strict = an item from an expected file holding all key phrases, lenient = one; "
         "median rank over the questions with a strict hit; tokens = the injected items' tokens "
         f"({data['encoding']}); framing = the rest of the rendered text (headings, fences, "
