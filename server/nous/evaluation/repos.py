@@ -101,10 +101,12 @@ def _nous(result: ContextResult) -> tuple[list[Injected], list[dict[str, Any]]]:
     for section in result.sections:
         for item in section.items:
             sources = item_sources(item)
-            items.append(Injected(source_paths(sources), item.text, item.tokens))
+            paths = source_paths(sources)
+            items.append(Injected(paths, item.text, item.tokens))
             shown.append(
-                {"source": ", ".join(sources), "kind": item.kind, "layer": section.layer,
-                 "detail": item.detail, "tokens": item.tokens, "text": item.text[:TEXT_CHARS]}
+                {"source": ", ".join(sources), "paths": list(paths), "kind": item.kind,
+                 "layer": section.layer, "detail": item.detail, "tokens": item.tokens,
+                 "text": item.text[:TEXT_CHARS]}
             )  # fmt: skip
     return items, shown
 
@@ -139,8 +141,8 @@ def _question(
         run.seconds[mode] += time.perf_counter() - started
         items = [Injected((p.path,), p.text, p.tokens) for p in packed]
         shown = [
-            {"source": p.path, "detail": "cut" if p.cut else "section", "tokens": p.tokens,
-             "text": p.text[:TEXT_CHARS]}
+            {"source": p.path, "paths": [p.path], "detail": "cut" if p.cut else "section",
+             "tokens": p.tokens, "text": p.text[:TEXT_CHARS]}
             for p in packed
         ]  # fmt: skip
         modes[mode] = run.add(

@@ -78,8 +78,8 @@ def misses(data: dict[str, Any], mode: str = "recall") -> list[str]:
         lenient = " (lenient hit)" if got["lenient"] else ""
         sources: dict[str, int] = {}
         for item in got["items"]:
-            path = item["source"].removeprefix("file:").split("#", 1)[0] or "(no source)"
-            sources[path] = sources.get(path, 0) + 1
+            for path in item.get("paths") or [item["source"] or "(no source)"]:
+                sources[path] = sources.get(path, 0) + 1
         came = ", ".join(f"{p} ×{n}" if n > 1 else p for p, n in sources.items()) or "nothing"
         lines.append(f"- {q['id']}{lenient}: {q['question']}")
         lines.append(f"    expected {', '.join(q['expectedFiles'])}; got {came}")
