@@ -29,7 +29,10 @@ Handler = Callable[[Engine, argparse.Namespace], Any]
 RUNNERS = {
     "serve": ("nous.lsp.cli", "run the daemon: LSP over stdio (or --tcp PORT on loopback)"),
     "bench": ("nous.bench.cli", "measure speed, memory and scale"),
-    "eval": ("nous.evaluation.cli", "measure retrieval quality on LoCoMo and SciFact"),
+    "eval": (
+        "nous.evaluation.cli",
+        "measure retrieval quality on LoCoMo, SciFact and real repositories",
+    ),
 }
 """Commands that own their output: each module has `configure(parser)` and `run(args) -> int`,
 and keeps heavy imports inside `run`."""

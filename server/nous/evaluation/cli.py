@@ -1,9 +1,11 @@
 """`nous eval`: retrieval quality on LoCoMo and BEIR SciFact (SPEC §9), Nous beside dense-only
-and BM25-only run in the same store.
+and BM25-only run in the same store; and on the real-repository development set beside a BM25
+baseline over the same files' sections.
 
     nous eval locomo|scifact [--split dev|test] [--limit N] [--systems nous,dense,bm25]
                              [--json] [--out FILE] [--docs FILE] [--data DIR]
     nous eval fusion [--limit N] [--json] [--out FILE] [--docs FILE]   # development split only
+    nous eval repos [--repos a,b] [--limit N] [--json] [--out FILE] [--docs FILE] [--data DIR]
     nous eval docs FILE... --docs docs/benchmarks.md                  # render saved JSON
 
 Progress goes to stderr; the tables (or `--json`) to stdout. The held-out split (`--split test`)
@@ -31,6 +33,13 @@ def _systems(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _names(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one repository name")
+    return list(dict.fromkeys(names))
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -41,14 +50,19 @@ def _positive(text: str) -> int:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dataset",
-        choices=("locomo", "scifact", "fusion", "docs"),
-        help="locomo, scifact, fusion (compare fusion variants on both dev splits), or docs "
-        "(render saved JSON files into --docs)",
+        choices=("locomo", "scifact", "fusion", "repos", "docs"),
+        help="locomo, scifact, fusion (compare fusion variants on both dev splits), repos (the "
+        "real-repository development set), or docs (render saved JSON files into --docs)",
     )
     parser.add_argument("inputs", nargs="*", type=Path, help="for `docs`: saved JSON results")
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument(
-        "--limit", type=_positive, help="only the first N questions / queries of the split"
+        "--limit",
+        type=_positive,
+        help="only the first N questions / queries of the split (repos: of each repository)",
+    )
+    parser.add_argument(
+        "--repos", type=_names, help="repos: comma-separated repository names (default all)"
     )
     parser.add_argument(
         "--systems",
@@ -61,7 +75,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--docs", type=Path, help="update this markdown file between the eval markers"
     )
     parser.add_argument(
-        "--data", type=Path, help="evaluation data folder (default: ../shared/eval)"
+        "--data",
+        type=Path,
+        help="evaluation data folder (default: ../shared/eval; for repos also the repos/ folder)",
     )
     parser.add_argument(
         "--cache",
@@ -100,6 +116,16 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
     root = datasets.data_dir(args.data)
     counter = tokens.counter(args.encoding) if args.encoding else tokens.counter()
     embedder = default_embedder()
+    if args.dataset == "repos":
+        from nous.evaluation import repos
+
+        if args.split != "dev":
+            raise datasets.EvalDataError("the repository set is a development set: no --split")
+        path = datasets.repos_dir(root)
+        return repos.run(
+            path, datasets.load_repo_questions(path), embedder, counter.name, args.repos,
+            args.limit,
+        )  # fmt: skip
     if args.dataset == "locomo":
         fmt = args.format or locomo.DEFAULT_FORMAT
         if fmt not in locomo.FORMATS:

@@ -1,4 +1,5 @@
-"""Loading the evaluation data from `shared/eval/` (never copied into the repository).
+"""Loading the evaluation data from `shared/eval/` (never copied into the repository): LoCoMo,
+BEIR SciFact and the repository-documentation set (`repos/`).
 
 The folder is `--data`, else `NOUS_EVAL_DATA`, else `../shared/eval` beside the repository root.
 """
@@ -169,3 +170,51 @@ def load_scifact(root: Path, split: str) -> SciFact:
     if missing:
         raise EvalDataError(f"{len(missing)} qrels queries are not in queries.jsonl")
     return SciFact(corpus, queries, qrels, file_sha256(base / "corpus.jsonl"))
+
+
+# -- repository documentation (repos/) ---------------------------------------------------------
+
+REPO_KINDS = ("answerable", "no-answer", "greeting")
+
+
+@dataclass(frozen=True)
+class RepoQuestion:
+    repo: str
+    id: str
+    question: str
+    kind: str
+    """`answerable`, `no-answer` or `greeting`."""
+    expected_files: tuple[str, ...] = ()
+    key_phrases: tuple[str, ...] = ()
+    note: str = ""
+
+
+def repos_dir(root: Path) -> Path:
+    """The repository set: `root` itself when it holds questions.json, else `root/repos`."""
+    path = root if (root / "questions.json").is_file() else root / "repos"
+    if not (path / "questions.json").is_file():
+        raise EvalDataError(f"no repository set at {path} (expected questions.json there)")
+    return path
+
+
+def load_repo_questions(path: Path) -> list[RepoQuestion]:
+    """questions.json of the repository set, in file order; checks every repo folder exists."""
+    file = path / "questions.json"
+    try:
+        rows = json.loads(file.read_text(encoding="utf-8"))
+        questions = [
+            RepoQuestion(
+                repo=str(row["repo"]), id=str(row["id"]), question=str(row["question"]),
+                kind=str(row["kind"]), expected_files=tuple(row.get("expected_files") or ()),
+                key_phrases=tuple(row.get("key_phrases") or ()), note=str(row.get("note") or ""),
+            )
+            for row in rows
+        ]  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise EvalDataError(f"cannot read {file}: {exc}") from exc
+    for q in questions:
+        if q.kind not in REPO_KINDS:
+            raise EvalDataError(f"{q.id}: unknown kind {q.kind!r}")
+        if not (path / q.repo).is_dir():
+            raise EvalDataError(f"{q.id}: no folder {path / q.repo}")
+    return questions

@@ -1,4 +1,5 @@
-"""Tables for the terminal and the quality section of docs/benchmarks.md, from the JSON."""
+"""Tables for the terminal and the quality section of docs/benchmarks.md, from the JSON (the
+repository set's tables are in repos_report.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from nous.evaluation import repos_report
 from nous.evaluation.harness import rounded
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -197,6 +199,8 @@ def tables(data: dict[str, Any]) -> list[tuple[str, Table]]:
         return locomo_tables(data)
     if kind == "scifact":
         return scifact_tables(data)
+    if kind == "repos":
+        return repos_report.tables(data)
     return fusion_tables(data)
 
 
@@ -212,6 +216,8 @@ def _aligned(head: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _timing_line(data: dict[str, Any]) -> str:
+    if data["dataset"] == "repos":
+        return repos_report.timing(data)
     t = data.get("timing") or {}
     parts = [f"total {data.get('seconds', '?')} s"]
     if data["dataset"] == "locomo":
@@ -230,6 +236,8 @@ def _timing_line(data: dict[str, Any]) -> str:
 
 
 def _notes(data: dict[str, Any]) -> list[str]:
+    if data["dataset"] == "repos":
+        return repos_report.notes(data)
     out = []
     if data["dataset"] == "locomo" and "nousPipeline" in data:
         pipe = data["nousPipeline"]
@@ -258,6 +266,8 @@ def text(data: dict[str, Any]) -> str:
     for title, (head, rows) in tables(data):
         lines += [title, *_aligned(head, rows), ""]
     lines += _notes(data)
+    if data["dataset"] == "repos":
+        lines += ["", *repos_report.misses(data), ""]
     lines.append(_timing_line(data))
     return "\n".join(lines) + "\n"
 
@@ -265,13 +275,16 @@ def text(data: dict[str, Any]) -> str:
 # -- docs/benchmarks.md -------------------------------------------------------------------------
 
 START, END = "<!-- eval:start -->", "<!-- eval:end -->"
-ORDER = ("notes", "locomo-dev", "scifact-dev", "fusion-dev", "locomo-test", "scifact-test")
+ORDER = (
+    "notes", "locomo-dev", "scifact-dev", "fusion-dev", "repos-dev", "locomo-test", "scifact-test",
+)  # fmt: skip
 
 INTRO = """## Retrieval quality (`nous eval`)
 
-Generated from the JSON of `nous eval` runs (`scripts/eval locomo|scifact|fusion --docs
+Generated from the JSON of `nous eval` runs (`scripts/eval locomo|scifact|fusion|repos --docs
 docs/benchmarks.md`); each run replaces its own block below, the notes block is kept as written.
-Data: `../shared/eval/` (LoCoMo locomo10.json, BEIR SciFact), never copied into the repository.
+Data: `../shared/eval/` (LoCoMo locomo10.json, BEIR SciFact, repos/), never copied into the
+repository.
 
 - **Systems**, all over the same store and the same all-MiniLM-L6-v2 int8 model: `nous` =
   `context.search.ranked` (the hybrid retrieval the pipeline shares), `dense` =
@@ -289,6 +302,12 @@ Data: `../shared/eval/` (LoCoMo locomo10.json, BEIR SciFact), never copied into 
   256 tokens), one store for the 5,183 abstracts, cached by model and content hash. nDCG@10 and
   recall@k as BEIR/trec_eval compute them. Development = train qrels (809 queries), held-out =
   test qrels (300).
+- **Real repositories** (`../shared/eval/repos/`, development set): each repository's docs
+  copied without SOURCE.md, harvested into a fresh store, every question through
+  `Engine.context` (turn at the frame's default budget, startup at 2,000) and
+  `Engine.recall_request` (500) with no session id; metrics as the set's README defines them.
+  Beside it, Okapi BM25 (k1 1.2, b 0.75) over the same Markdown files split at headings, packed
+  best-first into 500 tokens and into the tokens Nous's recall used (the last section cut).
 - **Published references** (SPEC §9) are printed beside ours. They come from other harnesses and
   other splits (DRAGON: all 10 LoCoMo conversations; SciFact: the test split), so they are
   context, not a like-for-like comparison.
@@ -312,6 +331,7 @@ def markdown(data: dict[str, Any]) -> str:
         "locomo": "LoCoMo",
         "scifact": "SciFact",
         "fusion": "Fusion variants for `nous` (development split, both datasets)",
+        "repos": "Real repositories",
     }
     split = (
         "held-out split (reported once, never tuned on)"
@@ -319,6 +339,8 @@ def markdown(data: dict[str, Any]) -> str:
         else ("development split")
     )
     heading = titles[data["dataset"]]
+    if data["dataset"] == "repos":
+        split = "development set (tuned on; final numbers come from other repositories)"
     if data["dataset"] != "fusion":
         heading += f", {split}"
     m = data.get("machine") or {}
