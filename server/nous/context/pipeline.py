@@ -298,14 +298,15 @@ def _score(
         subtree = next((t[8:] for t in memory.tags if t.startswith("subtree:")), None)
         if subtree and active and f"/{subtree}/" in f"/{active}":
             extra *= config.scoring.preferred_kind_boost  # a nested instruction file's subtree
-        item = composite(config, memory, semantic[memory_id], frame, where, now_ts,
-                         plan.recency_weight, stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
         vec = vectors.get(memory_id)
         cosine = float(vec @ query_vec) if vec is not None and query_vec is not None else 0.0
         coverage = rel_query.coverage(memory.content) if rel_query is not None else 0.0
-        item.terms["relevance"] = round(
-            relevance.blend(cosine, coverage, config.gate.cosine_share), 4
-        )
+        rel = relevance.blend(cosine, coverage, config.gate.cosine_share)
+        # The semantic term is the absolute query relevance the gate admits on (the search's
+        # blend, relative to the best candidate, only chose the candidates).
+        item = composite(config, memory, rel, frame, where, now_ts, plan.recency_weight,
+                         stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
+        item.terms["relevance"] = round(rel, 4)
         item.terms["coverage"] = round(coverage, 4)
         scored.append(item)
     scored.sort(key=lambda s: -s.score)
@@ -331,6 +332,7 @@ def _filter(
 
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
+    top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
     vectors = store.index.vectors([c.memory.id for c in candidates])
     for c in candidates:
         m = c.memory
@@ -350,6 +352,8 @@ def _filter(
         # Startup buckets already rank the tiers (universal/language/project), so its threshold
         # is on the relevance within the tier: the score before the scope factor.
         floor = getattr(config.gate, req.mode)
+        if req.mode == "recall":  # best first in a small budget: near the best, not just over
+            floor = max(floor, top * config.gate.recall_relative)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from nous.memory.markdown import Block, Document, Section, render_block, sentences
 
-LIMIT = 1100
+LIMIT = 1800
 """Characters of blocks per record (~250 tokens: what one embedding of the model covers)."""
 MIN_WORDS = 4
 _PROHIBITION = re.compile(
