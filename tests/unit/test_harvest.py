@@ -85,13 +85,12 @@ def test_workspace_harvest_end_to_end(
         "file:.github/copilot-instructions.md",
     }  # fmt: skip
     assert sum(s.startswith("git:") for s in sources) == 2
-    kinds = dict(
-        engine.store.conn.execute(
-            "SELECT content, kind FROM memories WHERE source LIKE 'file:AGENTS.md%'"
-        )
-    )
-    assert kinds["Never commit directly to main."] == "constraint"
-    assert kinds["Prefer dataclasses over dicts for records."] == "preference"
+    [(rules, kind)] = engine.store.conn.execute(
+        "SELECT content, kind FROM memories WHERE source LIKE 'file:AGENTS.md%'"
+    ).fetchall()
+    # one record per rule block: the list stays whole, its code block stays with it
+    assert "- Never commit directly to main.\n- Use pytest for every test." in rules
+    assert kind == "procedure" and "```sh" in rules
 
     result = engine.context(ContextParams(input="should we use Redis for caching?"))
     decisions = next(s for s in result.sections if s.layer == "decisions").items
@@ -128,7 +127,7 @@ def test_workspace_harvest_end_to_end(
             "SELECT status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
         )
     }
-    assert statuses == {"inactive"} and report["retired"] >= 3
+    assert statuses == {"inactive"} and report["retired"] >= 1
 
 
 def test_changed_rule_file_updates_without_duplicates(
@@ -144,10 +143,9 @@ def test_changed_rule_file_updates_without_duplicates(
     rows = engine.store.conn.execute(
         "SELECT content, status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
     ).fetchall()
-    live = sorted(c for c, s in rows if s != "inactive")
-    assert live == ["Never commit directly to main.", "Use unittest for every test."]
-    assert ("Use pytest for every test.", "inactive") in rows
-    assert len([c for c, _ in rows if c == "Never commit directly to main."]) == 1
+    live = [c for c, s in rows if s != "inactive"]
+    assert live == ["# AGENTS.md: Rules\n\n- Never commit directly to main.\n- Use unittest for every test."]
+    assert any("Use pytest for every test." in c and s == "inactive" for c, s in rows)
 
 
 def test_instruction_file_glob_scopes_to_one_language() -> None:
@@ -158,14 +156,18 @@ def test_instruction_file_glob_scopes_to_one_language() -> None:
 
 def test_madr_status_and_sections() -> None:
     text = "---\nstatus: proposed\n---\n# Use gRPC\n\n## Context and Problem Statement\n\nServices talk a lot.\n\n## Decision Outcome\n\nChosen: gRPC.\n"
-    [d] = adr.harvest("docs/decisions/0007-use-grpc.md", text)
-    assert d.status == "pending" and "Chosen: gRPC." in d.content and d.anchor.endswith("#adr-7")
+    main, *rest = adr.harvest("docs/decisions/0007-use-grpc.md", text)
+    assert main.status == "pending" and "Chosen: gRPC." in main.content
+    assert main.anchor.endswith("#adr-7") and main.content.startswith("# ADR 7: Use gRPC (status: proposed)")
+    assert [r.content for r in rest] == ["# ADR 7: Use gRPC › Context and Problem Statement\n\nServices talk a lot."]
 
 
 def test_readme_how_to_sections_become_procedures() -> None:
     text = "# Shop\n\nIntro words here and there.\n\n## How to deploy\n\nRun make deploy after the CI turns green on main.\n\n## License\n\nMIT licensed text here.\n"
-    [p] = procedures.harvest("README.md", text)
-    assert p.kind == "procedure" and p.content.startswith("How to deploy:")
+    by_title = {h.content.split("\n", 1)[0]: h for h in procedures.harvest("README.md", text)}
+    deploy = by_title["# README.md: Shop › How to deploy"]
+    assert deploy.kind == "procedure" and "Run make deploy after the CI turns green" in deploy.content
+    assert by_title["# README.md: Shop › License"].kind == "fact"
 
 
 def test_env_files_and_nousignore_are_never_read(workspace: Path) -> None:

@@ -56,20 +56,26 @@ def redis_store(real_store: MemoryStore) -> MemoryStore:
 
 
 def test_redis_example_layers_and_ranking(redis_store: MemoryStore) -> None:
-    result = run(redis_store, "Should we use Redis for caching in Newton?", budget=12000)
+    result = run(redis_store, "Should we keep Postgres and pgvector for storage or move vectors to Qdrant?", budget=12000)
     assert result.frame == "decision"
     titles = [line for line in result.text.splitlines() if line.startswith("## ")]
-    assert titles == [
-        "## Identity", "## Active Constraints", "## Current Approach: Decision",
-        "## Relevant Past Decisions", "## Known Information", "## Procedures", "## Past Experience",
-    ]  # fmt: skip
+    order = ["## Identity", "## Active Constraints", "## Current Approach: Decision",
+             "## Project Rules (from this workspace's instruction files)", "## Current Focus",
+             "## Relevant Past Decisions", "## Known Information", "## Procedures",
+             "## Past Experience"]  # fmt: skip
+    assert titles == [t for t in order if t in titles]
+    assert titles[:2] == ["## Identity", "## Current Approach: Decision"]
     decisions = next(s for s in result.sections if s.layer == "decisions").items
-    order = [redis_store.get(i.id).content for i in decisions]
-    postgres = [n for n, text in enumerate(order) if "Postgres" in text or "pgvector" in text]
-    unrelated = [n for n, text in enumerate(order) if "Tailwind" in text or "iOS" in text]
-    assert postgres and max(postgres) < min(unrelated, default=len(order))
+    texts = [redis_store.get(i.id).content for i in decisions]
+    assert texts and all("Postgres" in t or "pgvector" in t or "Qdrant" in t for t in texts)
+    # priors never admit what the question is not about (SPEC §2.5)
+    dropped = {redis_store.get(d.id).content: d.reason for d in result.dropped}
+    for unrelated in ("Use Tailwind for the dashboard styling.", "Ship the mobile app first on iOS.",
+                      "The office coffee machine is on the second floor."):  # fmt: skip
+        assert dropped[unrelated] == "low-score"
     assert all(set(i.terms) >= {"semantic", "framePriority", "recency", "outcome", "usage",
-                                "confidence", "usageBoost", "scopeFactor"} for i in decisions)  # fmt: skip
+                                "confidence", "usageBoost", "scopeFactor", "relevance"}
+               for i in decisions)  # fmt: skip
 
 
 def test_greeting_minimal_context(redis_store: MemoryStore) -> None:
@@ -79,8 +85,9 @@ def test_greeting_minimal_context(redis_store: MemoryStore) -> None:
 
 
 def test_decision_frame_gets_more_decision_tokens(redis_store: MemoryStore) -> None:
-    decision = run(redis_store, "Should we use Redis?", budget=12000)
-    question = run(redis_store, "Should we use Redis?", budget=6000, frame="question")
+    ask = "Should we keep Postgres and pgvector for storage?"
+    decision = run(redis_store, ask, budget=12000)
+    question = run(redis_store, ask, budget=6000, frame="question")
     cap = {
         r.frame: next(s.cap for s in r.sections if s.layer == "decisions")
         for r in (decision, question)
@@ -104,7 +111,7 @@ def test_dedup_removes_what_the_conversation_already_says(redis_store: MemorySto
 
 def test_instruction_text_the_client_injects_is_not_repeated(redis_store: MemoryStore) -> None:
     agents_md = "Rules: Don't add infrastructure without evaluating its operational cost."
-    result = run(redis_store, "Should we use Redis?", instructions=[agents_md])
+    result = run(redis_store, "Should we add Redis as infrastructure?", instructions=[agents_md])
     assert any(d.reason == "duplicate" for d in result.dropped)
     assert "operational cost" not in result.text
 
@@ -167,7 +174,9 @@ def test_scenario_low_relevance_filtered(rules_store: MemoryStore) -> None:
     v = pipeline.View("cerberus", "project:cerberus", ["python"])
     result = run(rules_store, "how should I handle errors", view=v)
     texts = [rules_store.get(i).content for i in included(result)]
-    assert texts and not any("Go" in t for t in texts)
+    # Only the Go rule is about errors, and Go is not this project's language: nothing else is
+    # relevant, so nothing is injected (SPEC §2.5: priors never admit an irrelevant memory).
+    assert not any("Go" in t for t in texts)
     assert not any("Hydra" in t for t in texts)
 
 
@@ -201,7 +210,7 @@ def test_scenario_budget_exceeded(real_store: MemoryStore) -> None:
         for a in actions
     ]
     real_store.remember_many(drafts)
-    result = run(real_store, "our engineering conventions", budget=1500, mode="startup")
+    result = run(real_store, "", budget=1500, mode="startup")  # priors choose: no input
     assert 1300 <= result.tokens <= 1500
     assert {d.reason for d in result.dropped} <= {"budget", "low-score", "duplicate"}
     assert sum(len(s.items) for s in result.sections) >= 20
@@ -230,7 +239,7 @@ def test_session_cap_across_startup_recalls_expand_and_restart(
 
     restarted = engine(tmp_path, real_embedder)  # a new process on the same file
     r2 = restarted.recall_request(
-        RecallParams(query="token counting offline", session_id="chat-1", budget=2000)
+        RecallParams(query="token counting offline", session_id="chat-1", budget=2900)
     )
     assert r2.session.cut and r2.tokens <= 3000 - used
     assert any("cut to" in note for note in r2.notes)

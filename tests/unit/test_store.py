@@ -68,7 +68,7 @@ def test_write_makes_three_renderings_and_all_fields(store: MemoryStore) -> None
     assert m.status == "recorded"
     assert m.content.startswith("We chose Postgres")
     assert m.summary.startswith("Decision: We chose Postgres")
-    assert "[success, 1.00]" in m.summary
+    assert "[outcome: success]" in m.summary and "1.00" not in m.summary
     assert 20 <= store.counter.count(m.summary) <= 100
     assert "\n" not in m.micro and store.counter.count(m.micro) <= 22
     assert m.created_at.endswith("Z") and m.content_hash and len(m.id) == 32
@@ -167,7 +167,7 @@ def test_outcome_reviews_a_decision_and_rerenders(store: MemoryStore) -> None:
     d = store.remember(Draft(kind="decision", content="Adopt ruff for linting")).memory
     assert store.set_outcome(d.id, "pending").status == "pending"
     reviewed = store.set_outcome(d.id, "success")
-    assert reviewed.status == "reviewed" and reviewed.summary.endswith("[success, 1.00]")
+    assert reviewed.status == "reviewed" and reviewed.summary.endswith("[outcome: success]")
 
 
 def test_generic_transition_checks_the_machine(store: MemoryStore) -> None:

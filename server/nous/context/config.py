@@ -60,11 +60,12 @@ class Gate(Strict):
     startup: float = Field(ge=0, le=1)
     recall: float = Field(ge=0, le=1)
     turn: float = Field(ge=0, le=1)
-    cosine_share: float = Field(ge=0, le=1)
     recall_relative: float = Field(ge=0, le=1)
     item_share: float = Field(gt=0, le=1)
     item_min: int = Field(ge=20)
     item_max: int = Field(ge=20)
+    model: dict[str, float]
+    """The gate model's weights (`relevance.FEATURES` and `bias`), fitted by scripts/fit-gate."""
 
 
 class Frames(Strict):

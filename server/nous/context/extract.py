@@ -27,9 +27,11 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
         index = all_units.index(unit)
         gap = index != last_index + 1
         piece = unit.text
+        said = not gap and index > 0 and all_units[index - 1].text == unit.lead
         if (
             unit.kind in ("item", "code", "row")
             and unit.lead
+            and not said
             and (unit.lead != last_lead or unit.block != last_block)
         ):
             lead = unit.lead if unit.lead.endswith(":") else f"{unit.lead}:"
@@ -79,6 +81,16 @@ def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> st
         lead = f"{unit.lead} " if unit.lead and unit.kind != "sentence" else ""
         body_text = renderings.fit(f"{lead}{unit.text}", room, counter)
         return f"{heading} — {body_text}" if heading else body_text
+    # What a chosen unit introduces ("… run:" then the command) comes with it when it fits.
+    for unit in chosen.copy():
+        index = all_units.index(unit)
+        follow = all_units[index + 1] if index + 1 < len(all_units) else None
+        introduces = unit.text.rstrip().endswith(":") or (follow is not None and follow.lead == unit.text)
+        if follow is not None and follow in body and follow not in chosen and introduces:
+            trial = sorted([*chosen, follow], key=all_units.index)
+            candidate = _render(heading, trial, all_units)
+            if counter.count(candidate) <= limit:
+                chosen, text = trial, candidate
     # Room left: the neighbours of the chosen units, in document order, while they fit.
     for unit in chosen.copy():
         index = all_units.index(unit)

@@ -67,11 +67,9 @@ class _Work:
 
 def _semantic(
     store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str]
-) -> tuple[dict[str, float], int]:
-    scoring = config.scoring
-    return search.blend(
-        store, query, query_vec, scopes, scoring.candidates, scoring.semantic_cosine_share
-    )
+) -> tuple[dict[str, float], dict[str, float]]:
+    """({id: cosine}, {id: relative BM25}) of the search's candidates."""
+    return search.signals(store, query, query_vec, scopes, config.scoring.candidates)
 
 
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
@@ -200,13 +198,15 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     small_talk = intent.greeting
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
     semantic: dict[str, float] = {}
+    lexical: dict[str, float] = {}
     query_vec = None
     if not skip_retrieval:
         query = req.input.strip() or " ".join(
             [view.project, *view.languages, view.task or "", view.active_file or ""]
         )
         query_vec = store.embedder.embed(query)
-        semantic, available = _semantic(store, config, query_vec, query, view.scopes)
+        semantic, lexical = _semantic(store, config, query_vec, query, view.scopes)
+        available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(query))
         rel_query = relevance.query(query, frequencies, documents)
     if req.mode != "recall" and total > 0:
@@ -214,7 +214,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             semantic.setdefault(memory_id, 0.0)
     if semantic:
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec)  # fmt: skip
+                            rel_query, query_vec, lexical)  # fmt: skip
         available = max(available, len(candidates))
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work)
         candidates = _supersession(store, candidates, work)
@@ -282,6 +282,7 @@ def _score(
     store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
     profile: Profile, semantic: dict[str, float], work: _Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
+    lexical: dict[str, float] | None = None,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.index.vectors(list(memories)) if query_vec is not None else {}
@@ -300,10 +301,14 @@ def _score(
             extra *= config.scoring.preferred_kind_boost  # a nested instruction file's subtree
         vec = vectors.get(memory_id)
         cosine = float(vec @ query_vec) if vec is not None and query_vec is not None else 0.0
-        coverage = rel_query.coverage(memory.content) if rel_query is not None else 0.0
-        rel = relevance.blend(cosine, coverage, config.gate.cosine_share)
-        # The semantic term is the absolute query relevance the gate admits on (the search's
-        # blend, relative to the best candidate, only chose the candidates).
+        rel, coverage = 0.0, 0.0
+        if rel_query is not None:
+            values = relevance.features(rel_query, memory.content, cosine,
+                                        (lexical or {}).get(memory_id, 0.0))  # fmt: skip
+            rel = relevance.probability(values, config.gate.model)
+            coverage = values[1]
+        # The semantic term is the query relevance the gate admits on: the gate model's
+        # probability that this memory holds the answer.
         item = composite(config, memory, rel, frame, where, now_ts, plan.recency_weight,
                          stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
         item.terms["relevance"] = round(rel, 4)
@@ -351,14 +356,16 @@ def _filter(
             continue
         # Startup buckets already rank the tiers (universal/language/project), so its threshold
         # is on the relevance within the tier: the score before the scope factor.
-        floor = getattr(config.gate, req.mode)
-        if req.mode == "recall":  # best first in a small budget: near the best, not just over
+        # With no input there is nothing to be relevant to: the priors alone choose (a chat that
+        # starts empty); with an input, the gate admits and the priors only reorder.
+        floor = getattr(config.gate, req.mode) if req.input.strip() else 0.0
+        if req.mode == "recall" and req.input.strip():  # best first in a small budget: near the best, not just over
             floor = max(floor, top * config.gate.recall_relative)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
         prior = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
-        if prior < threshold:
+        if not req.input.strip() and prior < threshold:
             work.drop(c, "low-score", f"below {threshold}")
             continue
         if req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):

@@ -52,9 +52,11 @@ def stems(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Query:
-    """A query's content words (stemmed) with their IDF weights."""
+    """A query's content words (stemmed) with their IDF weights; `unknown` is the weight of a
+    word no memory holds."""
 
     weights: dict[str, float]
+    unknown: float = math.inf
 
     @property
     def total(self) -> float:
@@ -76,20 +78,50 @@ class Query:
 def query(text: str, frequencies: dict[str, int], total: int) -> Query:
     """`frequencies` maps each raw query word to the number of memories holding it."""
     weights: dict[str, float] = {}
+    unknown = math.log(1 + (total + 0.5) / 0.5) if total else math.inf
     for word in dict.fromkeys(words(text)):
         df = frequencies.get(word, 0)
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5)) if total else 1.0
         key = stem(word)
         weights[key] = max(weights.get(key, 0.0), idf)
-    return Query(weights)
+    return Query(weights, unknown)
 
 
 def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(words(text)))
 
 
-def blend(cosine: float, coverage: float, share: float) -> float:
-    return share * max(0.0, cosine) + (1.0 - share) * coverage
+FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical")
+"""What the gate model reads of a (query, memory) pair, each in 0..1:
+cosine of the embeddings; IDF coverage of the query's words by the whole text; by the record's
+heading path alone; by its best single unit (one sentence, item or code line: is the answer in
+one place?); whether it holds the query's rarest word that the store knows; the search's BM25
+relative to the best candidate's."""
+
+
+def features(query: Query, content: str, cosine: float, lexical: float) -> list[float]:
+    from nous.memory.markdown import units
+
+    heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
+    total = query.total or 1.0
+    best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
+    known = {t: w for t, w in query.weights.items() if w < query.unknown}
+    rarest = max(known, key=lambda t: known[t]) if known else None
+    return [
+        max(0.0, cosine),
+        query.coverage(content),
+        query.coverage(heading) if heading else 0.0,
+        min(1.0, best_unit / total),
+        1.0 if rarest is not None and rarest in stems(content) else 0.0,
+        max(0.0, min(1.0, lexical)),
+    ]
+
+
+def probability(values: list[float], weights: dict[str, float]) -> float:
+    """The gate model: a logistic regression over FEATURES (weights are data, fitted on the
+    development sets by `scripts/fit-gate`)."""
+    z = weights.get("bias", 0.0) + sum(weights.get(n, 0.0) * v for n, v in zip(FEATURES, values, strict=True))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def only_words(texts: Iterable[str]) -> set[str]:

@@ -42,6 +42,16 @@ def blend(
     reaches 69.9 there and nDCG@10 0.737 on SciFact (BM25 0.700, dense 0.660); see
     docs/benchmarks.md.
     """
+    cosine, bm25 = signals(store, query, vector, scopes, depth)
+    out = {i: share * max(0.0, cosine.get(i, 0.0)) + (1 - share) * bm25.get(i, 0.0) for i in cosine}
+    return out, len(out)
+
+
+def signals(
+    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100
+) -> tuple[dict[str, float], dict[str, float]]:
+    """({id: cosine}, {id: BM25 / the best BM25}) over the union of the vector top-`depth` and
+    the FTS5 top-`depth` (every candidate has a cosine; a BM25 only when FTS5 found it)."""
     dense = store.vector_search(vector, depth, scopes)
     lexical = store.text_search(query, depth, scopes) if query.strip() else []
     top_bm25 = max((score for _, score in lexical), default=0.0) or 1.0
@@ -49,10 +59,7 @@ def blend(
     missing = [i for i, _ in lexical if i not in cosine]
     for memory_id, row in store.index.vectors(missing).items():
         cosine[memory_id] = float(row @ vector)
-    bm25 = {i: score / top_bm25 for i, score in lexical}
-    ids = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
-    out = {i: share * max(0.0, cosine.get(i, 0.0)) + (1 - share) * bm25.get(i, 0.0) for i in ids}
-    return out, len(ids)
+    return cosine, {i: score / top_bm25 for i, score in lexical}
 
 
 def ranked(

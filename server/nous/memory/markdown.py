@@ -197,6 +197,8 @@ def parse(text: str) -> Document:
             lead = ""
             if blocks and blocks[-1].kind == "para":
                 lead = blocks.pop().text
+            elif blocks and blocks[-1].kind == "list" and blocks[-1].items[-1].endswith(":"):
+                lead = blocks[-1].items[-1]  # "- Verify coverage:" then an unindented block
             code = tok.content.rstrip("\n")
             if code.strip():
                 lang = tok.info.split()[0] if tok.info.strip() else ""

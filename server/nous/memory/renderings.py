@@ -81,12 +81,14 @@ def flat(content: str) -> tuple[str, str]:
     if "\n" not in content.strip() and not content.lstrip().startswith(("- ", "```", "|")):
         return heading, " ".join(content.split())
     parts: list[str] = []
-    last_block, last_lead = -1, None
+    last_block, last_lead, last_text = -1, None, None
     for unit in markdown.units(content):
         if unit.kind == "heading":
             continue
         piece = unit.text
-        if unit.lead and unit.kind != "sentence" and unit.lead != last_lead:
+        said = unit.lead == last_text
+        last_text = unit.text
+        if unit.lead and unit.kind != "sentence" and unit.lead != last_lead and not said:
             piece = f"{unit.lead if unit.lead.endswith(':') else unit.lead + ':'} {piece}"
             last_lead = unit.lead
         same = unit.block == last_block

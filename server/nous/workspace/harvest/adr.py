@@ -87,26 +87,31 @@ def _is_decision(section: Section) -> bool:
     return any(title.startswith(d) for d in _DECISION)
 
 
+_META = ("status", "changelog", "change log", "history", "date", "authors", "revision", "references")
+
+
+def _words(blocks: list[Block]) -> int:
+    return sum(len((b.text or " ".join(b.items)).split()) for b in blocks)
+
+
 def _lead(doc: Document) -> list[Block]:
-    """What the decision is: its decision sections, else the first substantive text."""
+    """What the decision is: its decision sections (MADR "Chosen option" included), with the
+    first substantive section after them when those say little ("Approved"), never a title."""
     chosen = [b for s in doc.sections if _is_decision(s) for b in s.blocks]
     if not chosen:
         for section in doc.sections:
             for block in section.blocks:
-                text = block.text or " ".join(block.items)
-                if re.match(r"\**chosen option", text, re.I):
+                if re.match(r"\**chosen option", block.text or " ".join(block.items), re.I):
                     chosen.append(block)
-    if chosen:
+    if _words(chosen) >= 12:
         return chosen
     for section in doc.sections:
-        if section.title.lower() in ("status", "changelog", "change log", "date"):
+        title = section.title.lower().strip("* ")
+        if title.startswith(_META) or _is_decision(section) or not section.level:
             continue
-        if (
-            section.blocks
-            and sum(len((b.text or " ".join(b.items)).split()) for b in section.blocks) >= 8
-        ):
-            return section.blocks[:2]
-    return []
+        if _words(section.blocks) >= 8:
+            return [*chosen, *section.blocks[:2]]
+    return chosen
 
 
 def harvest(relpath: str, text: str) -> list[Harvested]:
@@ -123,9 +128,8 @@ def harvest(relpath: str, text: str) -> list[Harvested]:
     head = f"{label} (status: {shown})" if shown else label
     main = records.Record([head], "adr", list(lead_blocks))
     out = []
-    for n, record in enumerate(
-        records.of_section(Section([label], 1, "adr", main.blocks), [label])
-    ):
+    parts = records.of_section(Section([head], 1, "adr", main.blocks), [head]) or [main]
+    for n, record in enumerate(parts):
         anchor = f"adr-{number or 0}" if n == 0 else f"adr-{number or 0}-decision-{n + 1}"
         out.append(Harvested(kind="decision", content=record.content(),
                              anchor=f"file:{relpath}#{anchor}", tags=tags, importance=0.8,
