@@ -16,7 +16,7 @@ from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
 from nous.context.config import Config, Profile
-from nous.context.render import Block
+from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
 from nous.memory.store import MemoryStore
@@ -101,16 +101,20 @@ def _startup_bucket(scored: Scored, layer: str) -> str:
 
 
 def _blocks(config: Config, frame: str, view: View, mode: str) -> list[Block]:
-    blocks = [Block(layer.name, layer.title) for layer in config.layers]
+    # Titles, names, file names, languageIds and frame text come from the workspace or the
+    # client: each is defanged (one inert line) before it is put in the rendered text.
+    blocks = [Block(layer.name, defang(layer.title, 80)) for layer in config.layers]
     by_name = {b.name: b for b in blocks}
     if mode != "recall":
-        langs = ", ".join(view.languages) or "no language detected"
-        task = f" · task: {view.task}" if view.task else ""
-        active = f" · editing {view.active_file}" if view.active_file else ""
-        by_name["identity"].fixed = f"Project {view.project} ({langs}){task}{active}"
+        langs = ", ".join(defang(x, 40) for x in view.languages) or "no language detected"
+        task = f" · task: {defang(view.task, 40)}" if view.task else ""
+        active = ""
+        if view.active_file:
+            active = f" · editing {defang(view.active_file, 160, tail=True)}"
+        by_name["identity"].fixed = f"Project {defang(view.project, 80)} ({langs}){task}{active}"
     if mode == "turn":
-        by_name["frame"].title = f"Current Approach: {frame.capitalize()}"
-        by_name["frame"].fixed = config.frames.text.get(frame, "")
+        by_name["frame"].title = f"Current Approach: {defang(frame, 40).capitalize()}"
+        by_name["frame"].fixed = defang_lines(config.frames.text.get(frame, ""))
     return blocks
 
 
