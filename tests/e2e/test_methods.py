@@ -65,7 +65,7 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
     )
     assert (
         made["status"] == "created"
-        and made["scope"] == "project:shop"
+        and made["scope"].startswith("project:shop-")
         and made["memoryStatus"] == "recorded"
     )
     again = as_dict(

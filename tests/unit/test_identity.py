@@ -55,7 +55,11 @@ def test_go_mod_and_folder_fallbacks(tmp_path: Path) -> None:
     plain = tmp_path / "Plain Folder"
     plain.mkdir()
     project = identity.resolve(plain)
-    assert (project.name, project.root, project.source) == ("plain-folder", plain.resolve(), "folder")
+    assert (project.name, project.root, project.source) == (
+        "plain-folder",
+        plain.resolve(),
+        "folder",
+    )
     assert project.origin == str(plain.resolve()) and project.key.startswith("plain-folder-")
 
 
