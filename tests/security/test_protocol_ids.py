@@ -19,7 +19,8 @@ import pytest
 from pydantic import BaseModel
 
 from nous.lsp import handlers
-from nous.lsp.server import MAX_IN_FLIGHT, Daemon
+from nous.lsp.requests import MAX_IN_FLIGHT
+from nous.lsp.server import Daemon
 from tests.e2e.conftest import make_workspace
 from tests.e2e.raw import Raw
 
@@ -160,7 +161,7 @@ async def test_bookkeeping_is_empty_once_every_request_is_answered(tmp_path: Pat
     async def responses(expected: int) -> list[dict[str, Any]]:
         for _ in range(1200):
             got = [m for m in parse(out.getvalue()) if "id" in m and m["id"] != "init"]
-            if len(got) >= expected and not daemon.in_flight:
+            if len(got) >= expected and not len(daemon.in_flight):
                 return got
             await asyncio.sleep(0.05)
         raise AssertionError(f"{len(got)} of {expected} answered")
@@ -173,7 +174,7 @@ async def test_bookkeeping_is_empty_once_every_request_is_answered(tmp_path: Pat
     assert ids == list(range(total))  # each exactly once
     assert sum("result" in m for m in got) == MAX_IN_FLIGHT
     assert {m["error"]["code"] for m in got if "error" in m} == {-32600}
-    assert daemon.in_flight == {}
+    assert len(daemon.in_flight) == 0
     out.seek(0)
     out.truncate()
     for n in range(100):  # the same ids again, now one at a time
@@ -181,7 +182,7 @@ async def test_bookkeeping_is_empty_once_every_request_is_answered(tmp_path: Pat
         await responses(n + 1)
     again = [m for m in parse(out.getvalue()) if "id" in m]
     assert sorted(m["id"] for m in again) == list(range(100)) and all("result" in m for m in again)
-    assert daemon.in_flight == {} and not hasattr(daemon, "answered")
+    assert len(daemon.in_flight) == 0 and not hasattr(daemon, "answered")
     daemon.worker.shutdown(wait=True)
 
 

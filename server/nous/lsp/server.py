@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO, TypeGuard
+from typing import Any, BinaryIO
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
@@ -33,6 +33,7 @@ from nous.engine import Engine
 from nous.errors import AssetError, NousError, StoreError
 from nous.lsp import handlers
 from nous.lsp.framing import FrameError, FrameReader
+from nous.lsp.requests import InFlight, RequestId, valid_id
 from nous.settings import Settings, load
 
 log = logging.getLogger(__name__)
@@ -41,16 +42,8 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
 )  # fmt: skip
 NOT_INITIALIZED, CANCELLED = -32002, -32800
 POPUP_INTERVAL = 60.0
-MAX_IN_FLIGHT = 1024
-"""Custom requests accepted at once and not yet answered; more are refused (-32600)."""
 _LANGUAGE_ID = re.compile(r"[a-z0-9][a-z0-9_+#.-]{0,39}")
 _ID = re.compile(rb'^\s*\{(?:[^{}]*?,)?\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")')
-
-
-def valid_id(value: object) -> TypeGuard[int | str]:
-    """A request id the daemon answers: an integer or a string, compared with its type (`true`
-    is not `1`, `"1"` is not `1`). JSON-RPC allows numbers; LSP narrows ids to integers."""
-    return type(value) is int or type(value) is str
 
 
 def uri_to_path(uri: str) -> Path:
@@ -75,9 +68,7 @@ class Daemon:
         self.engines: dict[Path, Engine] = {}
         self.initialize_seen = False
         self.shutdown_seen = False
-        self.in_flight: dict[int | str, asyncio.Task[None]] = {}
-        """Custom requests not answered yet, by id: the only per-request bookkeeping. An id is
-        free again once answered, and at most `MAX_IN_FLIGHT` are held."""
+        self.in_flight = InFlight()
         self.last_popup = 0.0
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
@@ -226,9 +217,7 @@ class Daemon:
         if method == "$/cancelRequest":
             params = message.get("params")
             target = params.get("id") if isinstance(params, dict) else None
-            task = self.in_flight.pop(target, None) if valid_id(target) else None
-            if task is not None:
-                task.cancel()
+            if self.in_flight.cancel(target):
                 self.respond(target, error=(CANCELLED, "request cancelled"))
                 return
         if method.startswith("nous/"):
@@ -239,38 +228,21 @@ class Daemon:
         if method == "initialized":
             threading.Thread(target=self._index, name="nous-index", daemon=True).start()
 
-    def _start_custom(self, msg_id: int | str, method: str, message: dict[str, Any]) -> None:
-        if msg_id in self.in_flight:
-            self.respond(
-                msg_id,
-                error=(INVALID_REQUEST, f"id {msg_id!r} is already used by a request in progress"),
-            )
-            return
-        if len(self.in_flight) >= MAX_IN_FLIGHT:
-            self.respond(
-                msg_id, error=(INVALID_REQUEST, f"more than {MAX_IN_FLIGHT} requests in progress")
-            )
+    def _start_custom(self, msg_id: RequestId, method: str, message: dict[str, Any]) -> None:
+        refusal = self.in_flight.refusal(msg_id)
+        if refusal:
+            self.respond(msg_id, error=(INVALID_REQUEST, refusal))
             return
         assert self._loop is not None
         # Registered before it runs, so a `$/cancelRequest` in the same read finds it.
-        task = self._loop.create_task(self._custom(msg_id, method, message))
-        self.in_flight[msg_id] = task
-        task.add_done_callback(lambda done: self._settle(msg_id, done))
-
-    def _settle(self, msg_id: int | str, done: asyncio.Task[None]) -> None:
-        """A finished task's id is free again (it answered, or was cancelled and answered)."""
-        if self.in_flight.get(msg_id) is done:
-            del self.in_flight[msg_id]
+        self.in_flight.add(msg_id, self._loop.create_task(self._custom(msg_id, method, message)))
 
     def _answer(
-        self, msg_id: int | str, result: Any = None, error: tuple[int, str] | None = None
+        self, msg_id: RequestId, result: Any = None, error: tuple[int, str] | None = None
     ) -> bool:
-        """The one answer of the custom request running in this task: sent only while the
-        request is still in flight as this task (not cancelled, not already answered)."""
-        task = asyncio.current_task()
-        if task is None or self.in_flight.get(msg_id) is not task:
+        """The one answer of the custom request running in this task (none once cancelled)."""
+        if not self.in_flight.take(msg_id):
             return False
-        del self.in_flight[msg_id]
         self.respond(msg_id, result, error)
         return True
 
