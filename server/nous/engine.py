@@ -83,6 +83,7 @@ class Engine:
         """`project` (or none, or `project:<this name>`) → this project's scope; `language` → the
         main language's. Another project's scope is refused (`InvalidMemory` naming `scope`): a
         request acts only inside the project it comes from."""
+        scope = scope.strip() if scope else scope  # the store strips too: check what it stores
         if scope in (None, "", "project", f"project:{self.project.name}"):
             return self.project.scope
         if scope == "language":

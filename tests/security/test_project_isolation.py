@@ -153,7 +153,7 @@ def test_another_projects_session_id_opens_a_session_of_ones_own(
     assert b.status()["session"] is None or b.status()["session"]["used"] == 0
 
 
-@pytest.mark.parametrize("scope_of", ["key", "name-of-other", "made-up"])
+@pytest.mark.parametrize("scope_of", ["key", "name-of-other", "made-up", "padded-key"])
 def test_a_write_naming_another_projects_scope_is_refused(
     engines: dict[str, Engine], scope_of: str
 ) -> None:
@@ -162,6 +162,7 @@ def test_a_write_naming_another_projects_scope_is_refused(
         "key": a.project.scope,
         "name-of-other": "project:billing",
         "made-up": "project:api-000000000000",
+        "padded-key": f"  {a.project.scope}\n",
     }[scope_of]
     with pytest.raises(InvalidMemory, match="scope"):
         b.remember(Draft(kind="fact", content="planted", scope=scope))
