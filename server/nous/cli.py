@@ -199,7 +199,8 @@ def _forget(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 def _harvest(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     if args.dir:
         engine = Engine(engine.settings, args.dir)
-    return {"project": engine.project.id, **engine.harvest(args.commits)}
+    project = engine.project
+    return {"project": project.name, "projectKey": project.key, **engine.harvest(args.commits)}
 
 
 def _import(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:

@@ -18,9 +18,9 @@ from nous.context import frame as frames
 from nous.context import pipeline
 from nous.context import session as sessions
 from nous.context.config import Config
-from nous.errors import InvalidMemory
+from nous.errors import InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
-from nous.memory import tokens, usage
+from nous.memory import projects, tokens, usage
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.model import Draft, Memory
 from nous.memory.store import MemoryStore, WriteResult, default_path
@@ -71,21 +71,44 @@ class Engine:
     def store(self) -> MemoryStore:
         embedder = self._embedder or embedders.default_embedder(self.settings.embedding_model)
         path = self.settings.db or default_path()
-        return MemoryStore(path, embedder, tokens.counter(self.settings.encoding))
+        store = MemoryStore(path, embedder, tokens.counter(self.settings.encoding))
+        projects.claim(store, self.project.key, self.project.name, self.project.aliases)
+        return store
 
     def scopes(self) -> list[str]:
         """What a read may see: this project, its languages, universal — never another project."""
         return [self.project.scope, *(f"language:{lang}" for lang in self.languages), "universal"]
 
     def resolve_scope(self, scope: str | None) -> str:
-        """`project` (or none) → this project's scope; `language` → the main language's."""
-        if scope in (None, "", "project"):
+        """`project` (or none, or `project:<this name>`) → this project's scope; `language` → the
+        main language's. Another project's scope is refused (`InvalidMemory` naming `scope`): a
+        request acts only inside the project it comes from."""
+        scope = scope.strip() if scope else scope  # the store strips too: check what it stores
+        if scope in (None, "", "project", f"project:{self.project.name}"):
             return self.project.scope
         if scope == "language":
             if not self.languages:
                 return "universal"
             return f"language:{self.languages[0]}"
+        if scope.startswith("project:") and scope != self.project.scope:
+            raise InvalidMemory(
+                f"invalid scope {scope!r}: not this project's scope ({self.project.scope}); "
+                "write to 'project', 'language', 'universal' or 'language:<id>'"
+            )
         return scope
+
+    def visible(self, scope: str) -> bool:
+        """Whether a request from this project may see or change a memory of `scope`: its own
+        project scope, any language, universal — never another project's."""
+        return scope == self.project.scope or not scope.startswith("project:")
+
+    def own(self, memory_id: str) -> Memory:
+        """The memory, if this project may act on it; another project's memory is reported
+        exactly like an unknown id (`UnknownMemory`), so ids cannot be probed across projects."""
+        memory = self.store.get(memory_id)
+        if not self.visible(memory.scope):
+            raise UnknownMemory(memory_id)
+        return memory
 
     def remember(self, draft: Draft) -> WriteResult:
         draft = draft.model_copy(update={"scope": self.resolve_scope(draft.scope)})
@@ -116,7 +139,7 @@ class Engine:
 
     def view(self, active_file: str | None = None) -> pipeline.View:
         return pipeline.View(
-            project=self.project.id,
+            project=self.project.name,
             project_scope=self.project.scope,
             languages=list(self.languages),
             task=self.task,
@@ -125,7 +148,7 @@ class Engine:
 
     def _session(self, session_id: str | None) -> Session:
         return sessions.open_session(
-            self.store, session_id, self.project.id, self.settings.session_cap
+            self.store, session_id, self.project.key, self.settings.session_cap
         )
 
     def context(self, params: ContextParams) -> ContextResult:
@@ -219,7 +242,7 @@ class Engine:
         self, memory_id: str, session_id: str | None
     ) -> tuple[Memory, SessionUse]:
         """The full record; with a session, its content counts against the cap (cut to fit)."""
-        memory = self.store.get(memory_id)
+        memory = self.own(memory_id)
         if not session_id:
             return memory, SessionUse(id=None, used=0, cap=0, remaining=0)
         session = self._session(session_id)
@@ -234,9 +257,10 @@ class Engine:
         return memory, sessions.use_of(session, cut=bool(note))
 
     def expand(self, memory_id: str) -> Memory:
-        return self.store.get(memory_id)
+        return self.own(memory_id)
 
     def forget(self, memory_id: str, purge: bool = False) -> Memory:
+        self.own(memory_id)
         return self.store.forget(memory_id, purge)
 
     def harvest(self, git_limit: int = 50) -> dict[str, Any]:
@@ -245,7 +269,7 @@ class Engine:
 
         from nous.workspace.harvest import sync
 
-        return asdict(sync.sync(self.store, self.project.id, self.project.root, git_limit))
+        return asdict(sync.sync(self.store, self.project.key, self.project.root, git_limit))
 
     def on_files_changed(self, changed: set[str]) -> dict[str, Any]:
         """React to workspace changes: re-harvest when a harvested source may have changed, and
@@ -260,16 +284,20 @@ class Engine:
         return out
 
     def supersede(self, memory_id: str, new_id: str) -> Memory:
+        self.own(memory_id)
+        self.own(new_id)
         return self.store.supersede(memory_id, new_id)
 
     def outcome(self, memory_id: str, outcome: str) -> Memory:
+        self.own(memory_id)
         return self.store.set_outcome(memory_id, outcome)
 
     def status(self) -> dict[str, Any]:
         store = self.store
         counts = store.counts(self.scopes())  # what this project can see, not the whole file
         return {
-            "project": self.project.id,
+            "project": self.project.name,
+            "projectKey": self.project.key,
             "projectSource": self.project.source,
             "languages": self.languages,
             "database": str(store.path),

@@ -28,17 +28,25 @@ MAX_TEXT = 200_000
 
 
 class Wire(BaseModel):
-    """camelCase aliases, populate by either name, unknown keys ignored, strict numbers."""
+    """camelCase aliases, populate by either name, unknown keys ignored."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
 
-class Message(Wire):
+class Params(Wire):
+    """What a client sends: strict types, nothing coerced. `"800"` or `true` for a number,
+    `"0.5"` for a float, `1` for a boolean, `5` for a string are -32602 naming the field (a
+    JSON integer is still a valid float)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class Message(Params):
     role: Literal["user", "assistant", "system", "tool"] = "user"
     content: str = Field(max_length=MAX_TEXT)
 
 
-class ContextParams(Wire):
+class ContextParams(Params):
     input: str = Field(default="", max_length=MAX_TEXT)
     mode: Literal["startup", "turn"] = "turn"
     session_id: str | None = Field(default=None, max_length=200)
@@ -52,7 +60,7 @@ class ContextParams(Wire):
     """Instruction-file text the client already injects (AGENTS.md, copilot-instructions)."""
 
 
-class RecallParams(Wire):
+class RecallParams(Params):
     query: str = Field(min_length=1, max_length=MAX_TEXT)
     session_id: str | None = Field(default=None, max_length=200)
     kinds: list[str] | None = Field(default=None, max_length=50)
@@ -60,7 +68,7 @@ class RecallParams(Wire):
     budget: int | None = Field(default=None, ge=1, le=1_000_000)
 
 
-class RememberParams(Wire):
+class RememberParams(Params):
     kind: str = Field(min_length=1, max_length=40)
     content: str = Field(min_length=1, max_length=MAX_TEXT)
     scope: str | None = Field(default=None, max_length=300)
@@ -71,12 +79,12 @@ class RememberParams(Wire):
     source: str = Field(default="chat", max_length=1000)
 
 
-class FeedbackParams(Wire):
+class FeedbackParams(Params):
     session_id: str = Field(min_length=1, max_length=200)
     response: str = Field(max_length=MAX_TEXT)
 
 
-class IdParams(Wire):
+class IdParams(Params):
     id: str = Field(min_length=1, max_length=100)
 
 

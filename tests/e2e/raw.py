@@ -59,25 +59,57 @@ class Raw:
             self.buffer += chunk
 
     def response(self, msg_id: Any, timeout: float = 10.0) -> dict[str, Any] | None:
-        """The response to `msg_id` (skipping notifications), or None."""
+        """The response to `msg_id`, compared with its type (skipping notifications), or None."""
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             message = self.read(left)
             if message is None:
                 return None
-            if message.get("id") == msg_id and "method" not in message:
+            got = message.get("id")
+            if type(got) is type(msg_id) and got == msg_id and "method" not in message:
                 return message
             if "method" in message and "id" not in message:
                 self.notes.append(message)
         return None
 
-    def initialize(self, pid: int | None = None, folders: list[Path] | None = None) -> None:
+    def initialize(
+        self, pid: int | None = None, folders: list[Path] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:  # fmt: skip
         self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "processId": pid or os.getpid(), "rootUri": self.workspace.as_uri(), "capabilities": {},
             "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders or []],
-            "initializationOptions": {"watch": False, "harvest": False}}})  # fmt: skip
+            "initializationOptions": {"watch": False, "harvest": False, **(options or {})}}})  # fmt: skip
         assert self.response("init", 30) is not None
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def notification(self, method: str, timeout: float = 60) -> dict[str, Any] | None:
+        """The next notification `method` (one already skipped counts), or None."""
+        for note in self.notes:
+            if note.get("method") == method:
+                self.notes.remove(note)
+                return note
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            message = self.read(left)
+            if message is None:
+                return None
+            if message.get("method") == method:
+                return message
+            if "method" in message and "id" not in message:
+                self.notes.append(message)
+        return None
+
+    def error(self, method: str, params: Any, timeout: float = 60) -> dict[str, Any]:
+        """A request's error; fails the test on a result or no answer."""
+        self.calls = getattr(self, "calls", 0) + 1
+        msg_id = f"call-{self.calls}"
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        answer = self.response(msg_id, timeout)
+        assert answer is not None, f"no answer to {method}"
+        assert "error" in answer, answer
+        error: dict[str, Any] = answer["error"]
+        return error
 
     def call(self, method: str, params: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
         """A request's result; fails the test on an error or no answer."""

@@ -65,7 +65,7 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
     )
     assert (
         made["status"] == "created"
-        and made["scope"] == "project:shop"
+        and made["scope"].startswith("project:shop-")
         and made["memoryStatus"] == "recorded"
     )
     again = as_dict(
@@ -174,6 +174,12 @@ async def test_status(client: LanguageClient) -> None:
         ("nous/forget", {}, "id"),
         ("nous/supersede", {"id": "a"}, "newId"),
         ("nous/outcome", {"id": "a", "outcome": "great"}, "outcome"),
+        # strict types: nothing is coerced
+        ("nous/context", {"budget": "800"}, "budget"),
+        ("nous/context", {"budget": True}, "budget"),
+        ("nous/recall", {"query": "x", "budget": 800.0}, "budget"),
+        ("nous/remember", {"kind": "fact", "content": "x", "confidence": "0.5"}, "confidence"),
+        ("nous/forget", {"id": "a", "purge": "true"}, "purge"),
     ],
 )
 async def test_invalid_params_name_the_field(

@@ -35,7 +35,7 @@ def test_neovim_gets_context_and_recall(tmp_path: Path) -> None:
     results = json.loads(out.read_text())
     assert "error" not in results, results
     assert results["remember"]["result"]["status"] == "created"
-    assert results["remember"]["result"]["scope"] == "project:nvimproject"
+    assert results["remember"]["result"]["scope"].startswith("project:nvimproject-")
     context = results["context"]["result"]
     assert "SQLite WAL" in context["text"] and context["tokens"] <= context["budget"]
     assert context["session"]["id"] == "nvim"

@@ -139,10 +139,11 @@ def test_outcome_supersede_forget(wire: Wire, ids: dict[str, str]) -> None:
 def test_status(wire: Wire, ids: dict[str, str]) -> None:
     result = wire.call("nous/status", {})
     assert {
-        "project", "projectSource", "languages", "task", "counts", "memories", "indexState",
-        "modelLoaded", "model", "dimension", "encoding", "database", "databaseBytes", "session",
+        "project", "projectKey", "projectSource", "languages", "task", "counts", "memories",
+        "indexState", "modelLoaded", "model", "dimension", "encoding", "database", "databaseBytes", "session",
     } == set(result)  # fmt: skip
     assert result["project"] == "wire" and result["modelLoaded"] is True
+    assert result["projectKey"].startswith("wire-")
     assert result["session"]["id"] == "w1"
     indexed = wire.note("nous/indexed")
     assert {"folders", "errors", "seconds"} <= set(indexed["params"])

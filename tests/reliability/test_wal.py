@@ -1,5 +1,10 @@
 """Sustained mixed load on one memory file (writer and reader processes): the WAL stays within
-64 MB, and no transaction holds a snapshot long enough to block a checkpoint for more than 1 s."""
+64 MB, and no transaction stays open: a TRUNCATE checkpoint, which completes only once every
+transaction holding an older snapshot has ended, always completes while the load goes on.
+
+How long a checkpoint waited is a wall-clock figure: it is reported, and asserted only when
+`NOUS_REL_CHECKPOINT_BOUND_S` is set (`scripts/stress` sets 1 s), never in CI, where a busy
+machine would fail it for timing alone."""
 
 from __future__ import annotations
 
@@ -15,11 +20,15 @@ import pytest
 
 from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
+from nous.memory.model import Draft
 from nous.memory.store import JOURNAL_LIMIT, MemoryStore
 from tests.reliability.conftest import half_written, integrity, journal, report, size, spawn
 
 pytestmark = pytest.mark.slow
 WRITERS, READERS = 4, 2
+PATIENCE_S = 120.0
+"""How long one probe keeps retrying its checkpoint. A transaction left open never lets it
+complete, so the probe gives up; a busy machine only makes it wait longer."""
 
 
 def mixed_load(tmp_path: Path, seconds: float, probe: bool) -> dict[str, float]:
@@ -31,25 +40,24 @@ def mixed_load(tmp_path: Path, seconds: float, probe: bool) -> dict[str, float]:
         for n in range(WRITERS)
     ]
     readers = [spawn("read", str(db), str(seconds)) for _ in range(READERS)]
-    stats = {"max_wal_mb": 0.0, "probes": 0, "blocked_probes": 0, "max_probe_wait_s": 0.0}
+    stats = {
+        "max_wal_mb": 0.0, "probes": 0, "gave_up": 0, "over_1s": 0, "max_probe_wait_s": 0.0,
+    }  # fmt: skip
     stop = threading.Event()
 
     def probe_loop() -> None:
         # A TRUNCATE checkpoint waits for every transaction that holds an old snapshot, so it
-        # completes within 1 s only if none of them stays open longer than that. Another
-        # connection's checkpoint in progress makes it return busy at once: retry until 1 s.
+        # completes only once none of them is open. Another connection's checkpoint in progress
+        # makes it return busy at once: retry (for up to PATIENCE_S).
         conn = sqlite3.connect(db, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 1000")
         while not stop.wait(1.0):
             started = time.perf_counter()
-            busy = 1
-            while busy and time.perf_counter() - started < 1.0:
-                busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                if busy:
-                    time.sleep(0.01)
+            busy = checkpoint_until_done(conn, PATIENCE_S)
             waited = time.perf_counter() - started
             stats["probes"] += 1
-            stats["blocked_probes"] += int(busy != 0)
+            stats["gave_up"] += int(busy)
+            stats["over_1s"] += int(waited >= 1.0)
             stats["max_probe_wait_s"] = max(stats["max_probe_wait_s"], waited)
         conn.close()
 
@@ -89,15 +97,51 @@ def test_wal_stays_bounded_under_sustained_mixed_load(tmp_path: Path) -> None:
     )  # fmt: skip
 
 
-def test_no_transaction_blocks_a_checkpoint_for_a_second(tmp_path: Path) -> None:
+def checkpoint_until_done(conn: sqlite3.Connection, patience_s: float) -> bool:
+    """Retry a TRUNCATE checkpoint until it completes; True if it was still busy after
+    `patience_s` (some transaction stayed open all along)."""
+    started = time.perf_counter()
+    while True:
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] != 0
+        if not busy or time.perf_counter() - started >= patience_s:
+            return busy
+        time.sleep(0.01)
+
+
+def test_the_probe_sees_a_transaction_held_open(tmp_path: Path) -> None:
+    """The probe can fail: a read transaction left open keeps the checkpoint from completing
+    (however long it retries), and once it ends the checkpoint completes and the WAL is empty."""
+    db = tmp_path / "memory.db"
+    store = MemoryStore(db, HashEmbedder(), tokens.counter())
+    store.remember(Draft(kind="fact", content="first", scope="universal"))
+    reader = sqlite3.connect(db, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM memories").fetchone()  # holds its snapshot
+    store.remember(Draft(kind="fact", content="second", scope="universal"))
+    probe = sqlite3.connect(db, isolation_level=None)
+    probe.execute("PRAGMA busy_timeout = 50")
+    assert checkpoint_until_done(probe, 0.5) is True
+    reader.execute("COMMIT")
+    assert checkpoint_until_done(probe, 0.5) is False
+    assert Path(f"{db}-wal").stat().st_size == 0
+    for conn in (reader, probe):
+        conn.close()
+    store.close()
+
+
+def test_no_transaction_keeps_a_checkpoint_from_completing(tmp_path: Path) -> None:
     seconds = size("wal_seconds", 15)
+    bound = size("checkpoint_bound_s", 0)  # wall clock: scripts/stress only
     stats = mixed_load(tmp_path, seconds, probe=True)
-    assert stats["probes"] >= seconds // 2
-    assert stats["blocked_probes"] == 0
-    assert stats["max_probe_wait_s"] < 1.0
     report(
         "read_transactions", seconds=seconds, probes=stats["probes"],
-        blocked_probes=stats["blocked_probes"],
+        probes_gave_up=stats["gave_up"], probes_over_1s=stats["over_1s"],
         max_checkpoint_wait_ms=round(stats["max_probe_wait_s"] * 1000, 1),
         max_wal_mb=round(stats["max_wal_mb"], 1), writes=stats["writes"], reads=stats["reads"],
+        bound_s=bound or None,
     )  # fmt: skip
+    assert stats["probes"] >= 1
+    assert stats["gave_up"] == 0  # every checkpoint completed: no transaction stayed open
+    assert stats["max_wal_mb"] <= JOURNAL_LIMIT / 2**20
+    if bound:
+        assert stats["max_probe_wait_s"] < bound, stats

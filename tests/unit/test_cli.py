@@ -50,7 +50,7 @@ def test_remember_twice_gives_one_row_confirmed(env: dict[str, str]) -> None:
     assert first["status"] == "created" and second["status"] == "confirmed"
     assert first["id"] == second["id"]
     assert second["memory"]["status"] == "confirmed"
-    assert second["memory"]["scope"] == "project:demo-app"
+    assert second["memory"]["scope"] == f"project:{nous_json(env, 'status')['projectKey']}"
     status = nous_json(env, "status")
     assert status["counts"]["preference"] == {"confirmed": 1}
 

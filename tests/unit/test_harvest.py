@@ -144,7 +144,9 @@ def test_changed_rule_file_updates_without_duplicates(
         "SELECT content, status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
     ).fetchall()
     live = [c for c, s in rows if s != "inactive"]
-    assert live == ["# AGENTS.md: Rules\n\n- Never commit directly to main.\n- Use unittest for every test."]
+    assert live == [
+        "# AGENTS.md: Rules\n\n- Never commit directly to main.\n- Use unittest for every test."
+    ]
     assert any("Use pytest for every test." in c and s == "inactive" for c, s in rows)
 
 
@@ -158,15 +160,21 @@ def test_madr_status_and_sections() -> None:
     text = "---\nstatus: proposed\n---\n# Use gRPC\n\n## Context and Problem Statement\n\nServices talk a lot.\n\n## Decision Outcome\n\nChosen: gRPC.\n"
     main, *rest = adr.harvest("docs/decisions/0007-use-grpc.md", text)
     assert main.status == "pending" and "Chosen: gRPC." in main.content
-    assert main.anchor.endswith("#adr-7") and main.content.startswith("# ADR 7: Use gRPC (status: proposed)")
-    assert [r.content for r in rest] == ["# ADR 7: Use gRPC › Context and Problem Statement\n\nServices talk a lot."]
+    assert main.anchor.endswith("#adr-7") and main.content.startswith(
+        "# ADR 7: Use gRPC (status: proposed)"
+    )
+    assert [r.content for r in rest] == [
+        "# ADR 7: Use gRPC › Context and Problem Statement\n\nServices talk a lot."
+    ]
 
 
 def test_readme_how_to_sections_become_procedures() -> None:
     text = "# Shop\n\nIntro words here and there.\n\n## How to deploy\n\nRun make deploy after the CI turns green on main.\n\n## License\n\nMIT licensed text here.\n"
     by_title = {h.content.split("\n", 1)[0]: h for h in procedures.harvest("README.md", text)}
     deploy = by_title["# README.md: Shop › How to deploy"]
-    assert deploy.kind == "procedure" and "Run make deploy after the CI turns green" in deploy.content
+    assert (
+        deploy.kind == "procedure" and "Run make deploy after the CI turns green" in deploy.content
+    )
     assert by_title["# README.md: Shop › License"].kind == "fact"
 
 

@@ -38,7 +38,10 @@ def holding(items: list[Harvested], phrase: str) -> Harvested:
 def test_must_not_list_items_stay_prohibitions() -> None:
     record = holding(harvest("thunderbird-android", "AGENTS.md"), "Add telemetry, analytics")
     assert record.kind == "constraint"
-    assert "Agents MUST NOT:\n- Add telemetry, analytics, ads, or tracking of any kind" in record.content
+    assert (
+        "Agents MUST NOT:\n- Add telemetry, analytics, ads, or tracking of any kind"
+        in record.content
+    )
     # every item of the list sits under its lead-in, none is a free-standing positive rule
     body = record.content.split("Agents MUST NOT:\n", 1)[1].split("\n\n", 1)[0]
     assert all(line.startswith("- ") for line in body.splitlines()) and len(body.splitlines()) == 7
@@ -56,7 +59,10 @@ def test_extract_of_a_prohibition_keeps_its_lead_in() -> None:
 def test_never_inside_a_bullet_makes_a_constraint() -> None:
     record = holding(harvest("celestia-app", "CLAUDE.md"), "Never force push")
     assert record.kind == "constraint"
-    assert "Merge upstream, fix conflicts, then push. Never force push unless absolutely necessary." in record.content
+    assert (
+        "Merge upstream, fix conflicts, then push. Never force push unless absolutely necessary."
+        in record.content
+    )
 
 
 def test_must_not_in_a_nested_agents_file() -> None:
@@ -67,19 +73,27 @@ def test_must_not_in_a_nested_agents_file() -> None:
 
 
 def test_wrapped_bullet_stays_whole_and_code_comments_are_not_headings() -> None:
-    doc = markdown.parse("# T\n\n- first line of a rule\n  that wraps here\n- second\n\n```sh\n# not a heading\nmake build\n```\n")
+    doc = markdown.parse(
+        "# T\n\n- first line of a rule\n  that wraps here\n- second\n\n```sh\n# not a heading\nmake build\n```\n"
+    )
     [section] = doc.sections
     assert section.blocks[0].items == ["first line of a rule that wraps here", "second"]
     assert section.blocks[1].kind == "code" and "# not a heading" in section.blocks[1].text
     items = harvest("celestia-app", "CLAUDE.md")
-    assert not any(h.content.startswith("# CLAUDE.md: CLAUDE.md › Build multiplexer") for h in items)
+    assert not any(
+        h.content.startswith("# CLAUDE.md: CLAUDE.md › Build multiplexer") for h in items
+    )
     building = holding(items, "# Build v10-only version (no embedded binaries)")
-    assert "When editing Go code, always run `make build`" in building.content  # code keeps its intro
+    assert (
+        "When editing Go code, always run `make build`" in building.content
+    )  # code keeps its intro
 
 
 def test_stray_fence_never_leaks_into_text() -> None:
     doc = markdown.parse("# T\n\nSome text.\n\n```\nunclosed code\n")
-    assert all("```" not in (b.text or "") for s in doc.sections for b in s.blocks if b.kind != "code")
+    assert all(
+        "```" not in (b.text or "") for s in doc.sections for b in s.blocks if b.kind != "code"
+    )
 
 
 @pytest.mark.parametrize(
@@ -92,7 +106,9 @@ def test_stray_fence_never_leaks_into_text() -> None:
         ("celestia-app", "docs/architecture/adr-draft-spectrum-spec.md", None, None),
     ],
 )  # fmt: skip
-def test_adr_status_in_every_form(repo: str, rel: str, status: str | None, written: str | None) -> None:
+def test_adr_status_in_every_form(
+    repo: str, rel: str, status: str | None, written: str | None
+) -> None:
     assert adr.matches(rel)
     main = harvest(repo, rel)[0]
     if written is not None:
@@ -110,7 +126,7 @@ def test_no_adr_summary_is_a_bare_title() -> None:
                 continue
             main = adr.harvest(rel, text)[0]
             seen += 1
-            heading, body = renderings.flat(main.content)
+            _heading, body = renderings.flat(main.content)
             summary = renderings.summary("decision", main.content, None, 1.0, counter)
             assert len(body.split()) >= 8, rel
             assert len(summary.split(" — ", 1)[-1].split()) >= 8, rel
@@ -121,13 +137,25 @@ def test_linked_docs_and_nested_instruction_files_are_found() -> None:
     found = sync.candidates(REPOS / "agent-framework")
     assert "python/packages/mem0/AGENTS.md" in found
     assert "dotnet/.github/skills/build-and-test/SKILL.md" in found
-    assert "docs/decisions/adr-template.md" not in found or not adr.matches("docs/decisions/adr-template.md")
+    assert "docs/decisions/adr-template.md" not in found or not adr.matches(
+        "docs/decisions/adr-template.md"
+    )
     assert "x/forwarding/CLAUDE.md" in sync.candidates(REPOS / "celestia-app")
 
 
 def test_sentences_know_abbreviations_and_numbers() -> None:
     text = "Use a fake, e.g. a stub. See step 1. Then run it. Version 2.0 is out."
-    assert markdown.sentences(text) == ["Use a fake, e.g. a stub.", "See step 1. Then run it.", "Version 2.0 is out."]
+    assert markdown.sentences(text) == [
+        "Use a fake, e.g. a stub.",
+        "See step 1. Then run it.",
+        "Version 2.0 is out.",
+    ]
     counter = tokens.counter()
-    micro = renderings.micro("fact", "Prefer fakes, e.g. hand-written stubs, over mocks in every unit test you write.", None, 1.0, counter)
+    micro = renderings.micro(
+        "fact",
+        "Prefer fakes, e.g. hand-written stubs, over mocks in every unit test you write.",
+        None,
+        1.0,
+        counter,
+    )
     assert "e.g." not in micro or "stubs" in micro

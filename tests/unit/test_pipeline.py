@@ -56,7 +56,11 @@ def redis_store(real_store: MemoryStore) -> MemoryStore:
 
 
 def test_redis_example_layers_and_ranking(redis_store: MemoryStore) -> None:
-    result = run(redis_store, "Should we keep Postgres and pgvector for storage or move vectors to Qdrant?", budget=12000)
+    result = run(
+        redis_store,
+        "Should we keep Postgres and pgvector for storage or move vectors to Qdrant?",
+        budget=12000,
+    )
     assert result.frame == "decision"
     titles = [line for line in result.text.splitlines() if line.startswith("## ")]
     order = ["## Identity", "## Active Constraints", "## Current Approach: Decision",

@@ -20,7 +20,7 @@ import {
   type ProbeOutcome,
 } from "./interpreter";
 import { NOUS_BUDGET, NOUS_INDEXED, NOUS_STATUS, type BudgetNotification, type StatusResult } from "./protocol";
-import { initializationOptions, type SettingKey } from "./settings";
+import { initializationOptions, trustedReader } from "./settings";
 
 export class DaemonNotRunning extends Error {
   constructor() {
@@ -90,8 +90,10 @@ export class Daemon implements vscode.Disposable {
 
   private async doStart(): Promise<void> {
     this.startingEvent.fire();
-    const config = vscode.workspace.getConfiguration("nous");
-    const interpreter = pickInterpreter(config.get("python"), await pythonExtensionInterpreter(this));
+    // `nous.python` and `nous.db` come from user/machine settings only: a cloned workspace
+    // must not choose what this extension executes or where memories are written.
+    const read = trustedReader(vscode.workspace.getConfiguration("nous"));
+    const interpreter = pickInterpreter(read("python"), await pythonExtensionInterpreter(this));
     this.interpreter = interpreter;
     this.log(`interpreter: ${interpreter.path} (from ${interpreter.source})`);
     const outcome = await probe(interpreter.path);
@@ -101,7 +103,7 @@ export class Daemon implements vscode.Disposable {
       this.running.fire(false);
       return;
     }
-    const options = initializationOptions((key: SettingKey) => config.get(key));
+    const options = initializationOptions(read);
     this.log(`initializationOptions: ${JSON.stringify(options)}`);
     const serverOptions: ServerOptions = {
       command: interpreter.path,

@@ -24,6 +24,35 @@ export type InitializationOptions = Partial<Record<SettingKey, string | number |
 /** Reads one `nous.*` value; `undefined` when unset. */
 export type SettingReader = (key: SettingKey) => unknown;
 
+/** Settings a cloned workspace must not choose: the interpreter the extension executes, and the
+ * file every memory is read from and written to. Declared `"scope": "machine"` in package.json
+ * and read from user (or remote machine) settings only, whatever a workspace says. */
+export const MACHINE_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(["python", "db"]);
+
+/** The part of `WorkspaceConfiguration.inspect()` this module reads. */
+export interface Inspected {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The user's value of a setting (in a remote window: the remote machine's), else its default;
+ * workspace, folder and language-specific values are ignored. */
+export function userValue(inspected: Inspected | undefined): unknown {
+  if (!inspected) return undefined;
+  return inspected.globalValue !== undefined ? inspected.globalValue : inspected.defaultValue;
+}
+
+/** A reader over the configuration that takes `MACHINE_ONLY` settings from `inspect()` (user
+ * values only) and the rest from `get()` (workspace values apply). */
+export function trustedReader(config: {
+  get(key: string): unknown;
+  inspect(key: string): Inspected | undefined;
+}): SettingReader {
+  return (key) => (MACHINE_ONLY.has(key) ? userValue(config.inspect(key)) : config.get(key));
+}
+
 /** The options the daemon gets: every setting with a usable value. Empty strings mean "use the
  * daemon's default" and are left out; a value of the wrong type is left out too (the daemon
  * would reject it and keep its default anyway). */

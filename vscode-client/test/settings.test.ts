@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { installCommand, pickInterpreter, probeOutcome, serveArgs } from "../src/interpreter";
-import { initializationOptions, recallBudget, SETTING_KEYS, type SettingKey } from "../src/settings";
+import { initializationOptions, MACHINE_ONLY, recallBudget, SETTING_KEYS, trustedReader, userValue, type Inspected, type SettingKey } from "../src/settings";
 
 const root = join(__dirname, "..", "..");
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -77,4 +77,28 @@ test("a smaller token budget from the caller shrinks the recall budget, a larger
   assert.equal(recallBudget(500, 120.7), 120);
   assert.equal(recallBudget(500, 4000), 500);
   assert.equal(recallBudget(500, 0), 500);
+});
+
+test("nous.python and nous.db are machine-scoped: a workspace cannot choose what runs", () => {
+  for (const key of MACHINE_ONLY) {
+    const scope = (properties[`nous.${key}`] as { scope?: string } | undefined)?.scope;
+    assert.ok(scope === "machine" || scope === "application", `nous.${key} has scope ${scope}`);
+  }
+  assert.deepEqual([...MACHINE_ONLY].sort(), ["db", "python"]);
+});
+
+test("machine-only settings are read from user settings, never from a workspace or folder", () => {
+  const inspected: Record<string, Inspected> = {
+    python: { defaultValue: "", globalValue: "/home/me/.venv/bin/python", workspaceValue: "./evil.sh", workspaceFolderValue: "./evil.sh" },
+    db: { defaultValue: "", workspaceValue: "./notes/memory.db" },
+  };
+  const merged: Record<string, unknown> = { python: "./evil.sh", db: "./notes/memory.db", recallBudget: 900 };
+  const read = trustedReader({ get: (key) => merged[key], inspect: (key) => inspected[key] });
+  assert.equal(read("python"), "/home/me/.venv/bin/python");
+  assert.equal(read("db"), "");
+  assert.equal(read("recallBudget"), 900); // other settings still follow the workspace
+  assert.deepEqual(pickInterpreter(read("python"), undefined), { path: "/home/me/.venv/bin/python", source: "setting" });
+  assert.deepEqual(initializationOptions(read), { python: "/home/me/.venv/bin/python", recallBudget: 900 });
+  assert.equal(userValue(undefined), undefined);
+  assert.equal(userValue({ workspaceValue: "x" }), undefined);
 });

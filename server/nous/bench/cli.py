@@ -151,6 +151,21 @@ def _say(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
+def _own_scope(db: Path, ws: Path, embedder: Any, counter: Any) -> None:
+    """The corpus writes `project:orderflow`; scopes are `project:<key>` of the workspace (SPEC
+    §4), so the bench workspace takes those rows the way an upgraded store's folder does."""
+    from nous.bench.corpus import PROJECT
+    from nous.memory import projects
+    from nous.memory.store import MemoryStore
+    from nous.workspace import identity
+
+    store = MemoryStore(db, embedder, counter)
+    try:
+        projects.claim(store, identity.resolve(ws).key, PROJECT, (PROJECT,))
+    finally:
+        store.close()
+
+
 def make_workspace(root: Path) -> Path:
     """The bench workspace: project `orderflow`, python with some typescript."""
     from nous.bench.corpus import PROJECT
@@ -231,6 +246,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             )
             if pool_file and pool.embedded:
                 pool.save(pool_file)
+            _own_scope(db, ws, real, counter)
             _say(
                 f"{size:,}: built ({built.bulk_seconds:.1f} s bulk, "
                 f"{built.write_per_s:.1f} writes/s); warm requests"

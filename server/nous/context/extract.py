@@ -85,7 +85,9 @@ def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> st
     for unit in chosen.copy():
         index = all_units.index(unit)
         follow = all_units[index + 1] if index + 1 < len(all_units) else None
-        introduces = unit.text.rstrip().endswith(":") or (follow is not None and follow.lead == unit.text)
+        introduces = unit.text.rstrip().endswith(":") or (
+            follow is not None and follow.lead == unit.text
+        )
         if follow is not None and follow in body and follow not in chosen and introduces:
             trial = sorted([*chosen, follow], key=all_units.index)
             candidate = _render(heading, trial, all_units)

@@ -16,7 +16,7 @@ from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
 from nous.context.config import Config, Profile
-from nous.context.render import Block
+from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, renderings, secrets, usage
 from nous.memory.store import MemoryStore
@@ -117,20 +117,26 @@ RECALL_LAYER = "recall"
 
 
 def _blocks(config: Config, frame: str, view: View, mode: str) -> list[Block]:
+    # Titles, names, file names, languageIds and frame text come from the workspace or the
+    # client: each is defanged (one inert line) before it is put in the rendered text.
     if mode == "recall":  # best first: the project's rules, then one list of everything else
         rules = next((x for x in config.layers if x.name == RULES_LAYER), None)
-        head = [Block(rules.name, rules.title, fenced=False)] if rules else []
+        head = [Block(rules.name, defang(rules.title, 80), fenced=False)] if rules else []
         return [*head, Block(RECALL_LAYER, "Recalled Memories")]
-    blocks = [Block(layer.name, layer.title, fenced=layer.fenced) for layer in config.layers]
+    blocks = [
+        Block(layer.name, defang(layer.title, 80), fenced=layer.fenced) for layer in config.layers
+    ]
     by_name = {b.name: b for b in blocks}
     if mode != "recall":
-        langs = ", ".join(view.languages) or "no language detected"
-        task = f" · task: {view.task}" if view.task else ""
-        active = f" · editing {view.active_file}" if view.active_file else ""
-        by_name["identity"].fixed = f"Project {view.project} ({langs}){task}{active}"
+        langs = ", ".join(defang(x, 40) for x in view.languages) or "no language detected"
+        task = f" · task: {defang(view.task, 40)}" if view.task else ""
+        active = ""
+        if view.active_file:
+            active = f" · editing {defang(view.active_file, 160, tail=True)}"
+        by_name["identity"].fixed = f"Project {defang(view.project, 80)} ({langs}){task}{active}"
     if mode == "turn":
-        by_name["frame"].title = f"Current Approach: {frame.capitalize()}"
-        by_name["frame"].fixed = config.frames.text.get(frame, "")
+        by_name["frame"].title = f"Current Approach: {defang(frame, 40).capitalize()}"
+        by_name["frame"].fixed = defang_lines(config.frames.text.get(frame, ""))
     return blocks
 
 
@@ -359,7 +365,9 @@ def _filter(
         # With no input there is nothing to be relevant to: the priors alone choose (a chat that
         # starts empty); with an input, the gate admits and the priors only reorder.
         floor = getattr(config.gate, req.mode) if req.input.strip() else 0.0
-        if req.mode == "recall" and req.input.strip():  # best first in a small budget: near the best, not just over
+        if (
+            req.mode == "recall" and req.input.strip()
+        ):  # best first in a small budget: near the best, not just over
             floor = max(floor, top * config.gate.recall_relative)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")

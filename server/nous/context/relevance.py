@@ -120,7 +120,9 @@ def features(query: Query, content: str, cosine: float, lexical: float) -> list[
 def probability(values: list[float], weights: dict[str, float]) -> float:
     """The gate model: a logistic regression over FEATURES (weights are data, fitted on the
     development sets by `scripts/fit-gate`)."""
-    z = weights.get("bias", 0.0) + sum(weights.get(n, 0.0) * v for n, v in zip(FEATURES, values, strict=True))
+    z = weights.get("bias", 0.0) + sum(
+        weights.get(n, 0.0) * v for n, v in zip(FEATURES, values, strict=True)
+    )
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 

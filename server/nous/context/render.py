@@ -83,6 +83,36 @@ def clean(text: str) -> str:
     return text.lstrip("#>").strip()
 
 
+_LEAD = re.compile(r"^[\s#>]+")
+_RULE_LINE = re.compile(r"^[\s=\-_*+#>|`~]*$")
+"""A line of only markup characters: a setext underline (`===`, `---`) would turn the line
+above it into a heading, a run of backticks or tildes would open a fence."""
+
+
+def defang(value: str, limit: int = 200, tail: bool = False) -> str:
+    """One inert line from a value the client or the file system chose (a file name, a
+    `languageId`, a project name, a config title): no newline or control character, no heading,
+    fence, role tag or link, at most `limit` characters (the end kept when `tail`, for paths)."""
+    text = value
+    for _ in range(4):  # removing one tag can join the pieces of another: clean until settled
+        cleaned = _LEAD.sub("", clean(text))
+        if cleaned == text:
+            break
+        text = cleaned
+    else:
+        text = _LEAD.sub("", clean(re.sub(r"[<>\[\]]", "", text)))
+    if len(text) > limit:
+        text = "…" + text[-(limit - 1) :] if tail else text[: limit - 1].rstrip() + "…"
+    return "" if _RULE_LINE.match(text) else text
+
+
+def defang_lines(value: str, limit: int = 2000, max_lines: int = 20) -> str:
+    """Text of several lines (a workspace config's frame text), each line defanged: a list item
+    stays a list item, but no line can be a heading, a fence or a setext underline."""
+    lines = [defang(line, limit) for line in value.splitlines()[:max_lines]]
+    return "\n".join(line for line in lines if line)[:limit].strip()
+
+
 def item_line(kind: str, text: str, layer_kinds: list[str]) -> str:
     """`- text`, the kind's label dropped where the heading already says it."""
     prefix = f"{renderings.label(kind)}: "
@@ -111,10 +141,11 @@ class Block:
     fenced: bool = True
 
     def render(self) -> str:
-        body = [self.fixed] if self.fixed else []
+        fixed = defang_lines(self.fixed) if self.fixed else ""
+        body = [fixed] if fixed else []
         if self.lines:
             body += [fence_open(), *self.lines, FENCE] if self.fenced else self.lines
-        return f"## {self.title}\n" + "\n".join(body) if body else ""
+        return f"## {defang(self.title, 80)}\n" + "\n".join(body) if body else ""
 
 
 def document(blocks: list[Block]) -> str:

@@ -54,8 +54,10 @@ def rows(root: Path, embedder: Embedder) -> list[dict[str, Any]]:
                 for memory_id, memory in store.get_many(list(cosine)).items():
                     path = (memory.source or "").removeprefix("file:").split("#")[0]
                     text = _norm(memory.content)
-                    label = q.kind == "answerable" and path in q.expected_files and any(
-                        _norm(k) in text for k in q.key_phrases
+                    label = (
+                        q.kind == "answerable"
+                        and path in q.expected_files
+                        and any(_norm(k) in text for k in q.key_phrases)
                     )
                     values = relevance.features(query, memory.content, cosine[memory_id],
                                                 lexical.get(memory_id, 0.0))  # fmt: skip

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from nous.engine import Engine
 from nous.evaluation import bm25
@@ -115,7 +115,8 @@ def _ask(engine: Engine, mode: str, question: str) -> ContextResult:
     if mode == "recall":
         return engine.recall_request(RecallParams(query=question, budget=RECALL_BUDGET))
     budget = STARTUP_BUDGET if mode == "startup" else None  # turn: the frame's default
-    return engine.context(ContextParams(input=question, mode=mode, budget=budget))
+    turn_or_startup: Literal["startup", "turn"] = "startup" if mode == "startup" else "turn"
+    return engine.context(ContextParams(input=question, mode=turn_or_startup, budget=budget))
 
 
 def _question(

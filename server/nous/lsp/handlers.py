@@ -16,7 +16,7 @@ class ExpandParams(p.IdParams):
     session_id: str | None = Field(default=None, max_length=200)
 
 
-class StatusParams(p.Wire):
+class StatusParams(p.Params):
     pass
 
 

@@ -33,6 +33,7 @@ from nous.engine import Engine
 from nous.errors import AssetError, NousError, StoreError
 from nous.lsp import handlers
 from nous.lsp.framing import FrameError, FrameReader
+from nous.lsp.requests import InFlight, RequestId, valid_id
 from nous.settings import Settings, load
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
 )  # fmt: skip
 NOT_INITIALIZED, CANCELLED = -32002, -32800
 POPUP_INTERVAL = 60.0
+_LANGUAGE_ID = re.compile(r"[a-z0-9][a-z0-9_+#.-]{0,39}")
 _ID = re.compile(rb'^\s*\{(?:[^{}]*?,)?\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")')
 
 
@@ -66,8 +68,7 @@ class Daemon:
         self.engines: dict[Path, Engine] = {}
         self.initialize_seen = False
         self.shutdown_seen = False
-        self.pending: dict[Any, asyncio.Future[Any]] = {}
-        self.answered: set[Any] = set()
+        self.in_flight = InFlight()
         self.last_popup = 0.0
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
@@ -89,9 +90,8 @@ class Daemon:
     def respond(
         self, msg_id: Any, result: Any = None, error: tuple[int, str] | None = None
     ) -> None:
-        if msg_id in self.answered:
-            return
-        self.answered.add(msg_id)
+        """Answer a request handled on the spot (a custom request in flight answers through
+        `_answer`, so it is answered once however it ends)."""
         if error:
             self.send(
                 {"jsonrpc": "2.0", "id": msg_id, "error": {"code": error[0], "message": error[1]}}
@@ -157,7 +157,7 @@ class Daemon:
             or ("params" in message and not isinstance(message["params"], (dict, list, type(None))))
         ):
             msg_id = message.get("id") if isinstance(message, dict) else None
-            if not isinstance(msg_id, (int, str)):
+            if not valid_id(msg_id):
                 msg_id = None
             self.send(
                 {
@@ -170,7 +170,7 @@ class Daemon:
         method = message.get("method")
         is_request = "id" in message and isinstance(method, str)
         msg_id = message.get("id")
-        if is_request and not isinstance(msg_id, (int, str)):
+        if is_request and not valid_id(msg_id):
             self.send(
                 {
                     "jsonrpc": "2.0",
@@ -217,26 +217,34 @@ class Daemon:
         if method == "$/cancelRequest":
             params = message.get("params")
             target = params.get("id") if isinstance(params, dict) else None
-            future = self.pending.pop(target, None) if isinstance(target, (int, str)) else None
-            if future is not None:
-                future.cancel()
+            if self.in_flight.cancel(target):
                 self.respond(target, error=(CANCELLED, "request cancelled"))
                 return
         if method.startswith("nous/"):
-            if is_request:
-                assert self._loop is not None
-                # Registered before it runs, so a `$/cancelRequest` in the same read finds it.
-                task = self._loop.create_task(self._custom(msg_id, method, message))
-                self.pending[msg_id] = task
-                task.add_done_callback(lambda done: self._forget_pending(msg_id, done))
+            if is_request and valid_id(msg_id):
+                self._start_custom(msg_id, method, message)
             return
         self._to_pygls(message)
         if method == "initialized":
             threading.Thread(target=self._index, name="nous-index", daemon=True).start()
 
-    def _forget_pending(self, msg_id: Any, done: asyncio.Future[Any]) -> None:
-        if self.pending.get(msg_id) is done:
-            del self.pending[msg_id]
+    def _start_custom(self, msg_id: RequestId, method: str, message: dict[str, Any]) -> None:
+        refusal = self.in_flight.refusal(msg_id)
+        if refusal:
+            self.respond(msg_id, error=(INVALID_REQUEST, refusal))
+            return
+        assert self._loop is not None
+        # Registered before it runs, so a `$/cancelRequest` in the same read finds it.
+        self.in_flight.add(msg_id, self._loop.create_task(self._custom(msg_id, method, message)))
+
+    def _answer(
+        self, msg_id: RequestId, result: Any = None, error: tuple[int, str] | None = None
+    ) -> bool:
+        """The one answer of the custom request running in this task (none once cancelled)."""
+        if not self.in_flight.take(msg_id):
+            return False
+        self.respond(msg_id, result, error)
+        return True
 
     def _refuse_oversized(self, error: FrameError) -> None:
         """Answer an oversized request by the id found in its first bytes, if there is one."""
@@ -252,7 +260,9 @@ class Daemon:
             msg_id = message.get("id") if isinstance(message, dict) else None
         except (ValueError, RecursionError):
             return
-        if isinstance(msg_id, (int, str)) and isinstance(message.get("method"), str):
+        if valid_id(msg_id) and isinstance(message.get("method"), str):
+            if msg_id in self.in_flight:
+                return  # its task answers
             self.respond(msg_id, error=(INTERNAL, "internal error; see the server log"))
 
     def _to_pygls(self, message: dict[str, Any]) -> None:
@@ -274,22 +284,22 @@ class Daemon:
     async def _custom(self, msg_id: Any, method: str, message: dict[str, Any]) -> None:
         entry = handlers.METHODS.get(method)
         if entry is None:
-            self.respond(msg_id, error=(METHOD_NOT_FOUND, f"unknown method {method}"))
+            self._answer(msg_id, error=(METHOD_NOT_FOUND, f"unknown method {method}"))
             return
         model, handler = entry
         raw = message.get("params")
         if raw is None and method not in handlers.PARAMS_OPTIONAL:
-            self.respond(msg_id, error=(INVALID_PARAMS, f"{method}: params are required"))
+            self._answer(msg_id, error=(INVALID_PARAMS, f"{method}: params are required"))
             return
         if raw is not None and not isinstance(raw, dict):
-            self.respond(msg_id, error=(INVALID_PARAMS, f"{method}: params must be an object"))
+            self._answer(msg_id, error=(INVALID_PARAMS, f"{method}: params must be an object"))
             return
         try:
             params = model.model_validate(raw or {})
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(part) for part in first["loc"]) or "params"
-            self.respond(
+            self._answer(
                 msg_id, error=(INVALID_PARAMS, f"{method}: invalid params: {field}: {first['msg']}")
             )
             return
@@ -298,21 +308,18 @@ class Daemon:
         try:
             result = await future
         except asyncio.CancelledError:
-            return
+            return  # the cancel was answered
         except NousError as exc:
             code = INTERNAL if isinstance(exc, (StoreError, AssetError)) else INVALID_PARAMS
-            self.respond(msg_id, error=(code, f"{method}: {exc}"))
+            self._answer(msg_id, error=(code, f"{method}: {exc}"))
             return
         except Exception as exc:
             log.exception("%s failed", method)
-            self.respond(
+            self._answer(
                 msg_id, error=(INTERNAL, f"{method}: internal error: {type(exc).__name__}")
             )
             return
-        finally:
-            self.pending.pop(msg_id, None)
-        self.respond(msg_id, result)
-        if method in handlers.INJECTING:
+        if self._answer(msg_id, result) and method in handlers.INJECTING:
             self._budget_notification(result)
 
     def _run(self, handler: Callable[[Engine, Any], dict[str, Any]], params: Any) -> dict[str, Any]:
@@ -330,7 +337,7 @@ class Daemon:
             p.NOUS_BUDGET,
             p.BudgetNotification(
                 session_id=session.get("id"), used=session.get("used", 0), cap=session.get("cap", 0),
-                layers=layers, project=engine.project.id if engine else "",
+                layers=layers, project=engine.project.name if engine else "",
             ).model_dump(mode="json", by_alias=True),
         )  # fmt: skip
 
@@ -402,7 +409,12 @@ class Daemon:
                 try:
                     harvested = engine.harvest() if self.settings.harvest else {}
                     report["folders"].append(
-                        {"folder": str(folder), "project": engine.project.id, **harvested}
+                        {
+                            "folder": str(folder),
+                            "project": engine.project.name,
+                            "projectKey": engine.project.key,
+                            **harvested,
+                        }
                     )
                 finally:
                     if "store" in engine.__dict__:
@@ -449,6 +461,15 @@ class Daemon:
             pass
 
     def _active(self, uri: str, language: str | None) -> None:
+        if language is not None:
+            # A languageId becomes a `language:<id>` scope and part of the rendered context:
+            # only a plain identifier is taken (`python`, `objective-c`, `c#`), anything else
+            # (newlines, headings, 10k characters) is ignored.
+            language = language.strip().lower()
+            if not _LANGUAGE_ID.fullmatch(language):
+                log.info("ignored languageId %r", language[:80])
+                language = None
+
         def update() -> None:
             engine = self.engine_for(uri)
             if language:

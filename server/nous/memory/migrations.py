@@ -158,6 +158,67 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        4,
+        "project keys: old project names kept for the folder that claims them, sessions per "
+        "project, harvested rules out of the shared language scopes",
+        # Scopes were `project:<name>`, so two repositories called `api` shared one scope. They
+        # are now `project:<key>` (workspace/identity.py), and SQL alone cannot tell which folder
+        # an old name meant: every old name is listed in `legacy_projects`, and the first folder
+        # that resolves to that name afterwards claims its memories, harvest records and
+        # sessions (memory/projects.py). Sessions become keyed by (project, id): one project's
+        # session id never opens another's. Harvested rules a file had scoped to a language were
+        # shared by every project with that language: they are made inactive and their files
+        # forgotten, so each project re-harvests them into its own scope.
+        """
+        CREATE TABLE legacy_projects (
+            name TEXT PRIMARY KEY,
+            recorded_at TEXT NOT NULL
+        );
+        INSERT OR IGNORE INTO legacy_projects (name, recorded_at)
+            SELECT name, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM (
+                SELECT substr(scope, 9) AS name FROM memories WHERE scope LIKE 'project:%'
+                UNION SELECT project FROM harvest_sources
+                UNION SELECT project FROM sessions
+            ) WHERE name != '';
+
+        CREATE TABLE sessions_by_project (
+            id TEXT NOT NULL,
+            project TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            used INTEGER NOT NULL DEFAULT 0,
+            cap INTEGER NOT NULL,
+            recalls INTEGER NOT NULL DEFAULT 0,
+            injected TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (project, id)
+        );
+        INSERT INTO sessions_by_project
+            SELECT id, project, created_at, updated_at, used, cap, recalls, injected FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_by_project RENAME TO sessions;
+
+        DELETE FROM harvest_sources WHERE path IN (
+            SELECT substr(source, 6, instr(source, '#') - 6) FROM memories
+            WHERE source LIKE 'file:%#%' AND scope LIKE 'language:%'
+        );
+        UPDATE counters SET value = value + 1 WHERE name = 'change_seq';
+        INSERT INTO transitions (memory_id, from_status, to_status, at, reason)
+            SELECT id, status, 'inactive', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+                   'migration 4: a harvested rule belongs to its project, not a language'
+            FROM memories
+            WHERE source LIKE 'file:%' AND scope LIKE 'language:%' AND status != 'inactive';
+        UPDATE memories SET
+            status = 'inactive',
+            status_changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+            updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+            change_seq = (SELECT value FROM counters WHERE name = 'change_seq')
+        WHERE source LIKE 'file:%' AND scope LIKE 'language:%' AND status != 'inactive';
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -86,10 +86,12 @@ class Session:
 
 
 def load_session(store: MemoryStore, session_id: str, project: str, cap: int) -> Session:
-    """The session row, created on first use."""
+    """The project's session row, created on first use: sessions are keyed by (project, id), so
+    one project's session id never opens another project's session."""
     row = store.conn.execute(
-        "SELECT id, project, used, cap, recalls, injected FROM sessions WHERE id = ?",
-        (session_id,),
+        "SELECT id, project, used, cap, recalls, injected FROM sessions "
+        "WHERE project = ? AND id = ?",
+        (project, session_id),
     ).fetchone()
     if row is None:
         return Session(session_id, project, 0, cap, 0, [], {})
@@ -104,11 +106,13 @@ def save_session(store: MemoryStore, session: Session, added: int) -> Session:
     stamp = now()
     payload = json.dumps({"items": session.injected[-500:], "state": session.state})
     with store.write():
-        row = store.conn.execute("SELECT used FROM sessions WHERE id = ?", (session.id,)).fetchone()
+        row = store.conn.execute(
+            "SELECT used FROM sessions WHERE project = ? AND id = ?", (session.project, session.id)
+        ).fetchone()
         used = (row[0] if row else 0) + added
         store.conn.execute(
             "INSERT INTO sessions (id, project, created_at, updated_at, used, cap, recalls, "
-            "injected) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+            "injected) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(project, id) DO UPDATE SET "
             "updated_at = ?, used = ?, cap = ?, recalls = ?, injected = ?",
             (
                 session.id, session.project, stamp, stamp, used, session.cap, session.recalls,

@@ -103,7 +103,7 @@ async function activate(context) {
     }),
     vscode.commands.registerCommand("nousE2e.setBarePython", async () => {
       const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
-      await vscode.workspace.getConfiguration("nous").update("python", python, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace.getConfiguration("nous").update("python", python, vscode.ConfigurationTarget.Global);
       write("set-python.json", { python });
     }),
     vscode.commands.registerCommand("nousE2e.dumpState", async () => {

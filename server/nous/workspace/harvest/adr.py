@@ -87,7 +87,16 @@ def _is_decision(section: Section) -> bool:
     return any(title.startswith(d) for d in _DECISION)
 
 
-_META = ("status", "changelog", "change log", "history", "date", "authors", "revision", "references")
+_META = (
+    "status",
+    "changelog",
+    "change log",
+    "history",
+    "date",
+    "authors",
+    "revision",
+    "references",
+)
 
 
 def _words(blocks: list[Block]) -> int:

@@ -77,7 +77,8 @@ def _pieces(block: Block) -> list[Block]:
         return out
     if block.kind in ("code", "table"):
         lines = block.text.splitlines()
-        out, chunk = [], []
+        out = []
+        chunk: list[str] = []
         for line in lines:
             if chunk and len("\n".join([*chunk, line])) > LIMIT:
                 out.append(Block(block.kind, "\n".join(chunk), lead=block.lead, lang=block.lang))

@@ -128,20 +128,21 @@ def _harvest_file(rel: str, text: str) -> list[Harvested]:
 
 
 def _drafts(items: list[Harvested], project_scope: str) -> list[Draft]:
+    # A workspace's files are its project's, even a rule that applies to one language: a shared
+    # `language:` scope would show it to every other project (and let their harvest retire it).
     return [
-        Draft(kind=h.kind, content=h.content,
-              scope=f"language:{h.language}" if h.language else project_scope,
-              source=h.anchor, status=h.status, tags=h.tags, confidence=h.confidence,
-              importance=h.importance)
+        Draft(kind=h.kind, content=h.content, scope=project_scope, source=h.anchor,
+              status=h.status, tags=[*h.tags, *([f"language:{h.language}"] if h.language else [])],
+              confidence=h.confidence, importance=h.importance)
         for h in items
     ]  # fmt: skip
 
 
-def _live_from(store: MemoryStore, prefix: str, scope_like: str) -> list[tuple[str, str, str]]:
+def _live_from(store: MemoryStore, prefix: str, scope: str) -> list[tuple[str, str, str]]:
     return store.conn.execute(
         "SELECT id, kind, status FROM memories WHERE source LIKE ? AND status != 'inactive' "
-        "AND (scope = ? OR scope LIKE 'language:%')",
-        (prefix + "%", scope_like),
+        "AND scope = ?",
+        (prefix + "%", scope),
     ).fetchall()
 
 
