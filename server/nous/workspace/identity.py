@@ -2,6 +2,8 @@
 
 folder → the name in `pyproject.toml` / `package.json` / `Cargo.toml` / `go.mod` at the git root
 (or the folder itself when there is no git root) → the git root's folder name → the folder's name.
+A git root above the folder counts only when its repository tracks files in the folder
+(`boundary.git_root`): a project under a dotfiles home is not named after the home.
 The id is lowercased and made safe for a scope (`project:<id>`).
 """
 
@@ -12,6 +14,10 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from nous.workspace import boundary
+
+MANIFEST_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -28,10 +34,7 @@ class Project:
 
 
 def _git_root(folder: Path) -> Path | None:
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    return boundary.git_root(folder)
 
 
 def _manifest_name(root: Path) -> tuple[str, str] | None:
@@ -42,12 +45,12 @@ def _manifest_name(root: Path) -> tuple[str, str] | None:
         ("go.mod", lambda t: _go_module(t)),
     )
     for filename, read in readers:
-        path = root / filename
-        if not path.is_file():
+        text = boundary.read_text(root, filename, MANIFEST_BYTES)
+        if text is None:
             continue
         try:
-            name = read(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, AttributeError):
+            name = read(text)
+        except (ValueError, AttributeError):
             continue  # a broken manifest does not stop identity: fall through
         if isinstance(name, str) and name.strip():
             return name.strip(), filename

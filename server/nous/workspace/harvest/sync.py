@@ -2,16 +2,15 @@
 
 Unchanged files (same sha256 as last time) are skipped. A changed file's memories are rewritten:
 rules still there are confirmed, new ones created, vanished ones made inactive; a removed file
-makes all of its memories inactive. `.env*` files and `.nousignore` matches are never read; one
-unreadable or malformed file is logged and skipped.
+makes all of its memories inactive. What is read, and how, is `boundary`'s: `.env*` files and
+`.nousignore` matches are never read, nor anything that is not a regular file inside the folder;
+one unreadable, refused or malformed file is logged and skipped.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from nous.errors import NousError
 from nous.memory import lifecycle
 from nous.memory.model import Draft, now
 from nous.memory.store import MemoryStore
+from nous.workspace import boundary
 from nous.workspace.detect import IGNORED_DIRS
 from nous.workspace.harvest import adr, git, instructions, procedures
 from nous.workspace.harvest.model import Harvested
@@ -42,42 +42,16 @@ class Report:
     seconds: float = 0.0
 
 
-def ignore_patterns(root: Path) -> list[str]:
-    path = root / ".nousignore"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    except OSError:
-        return []
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-
-
-def ignored(relpath: str, patterns: list[str]) -> bool:
-    name = Path(relpath).name
-    if name.startswith(".env"):
-        return True
-    return any(
-        fnmatch.fnmatch(relpath, p)
-        or fnmatch.fnmatch(name, p)
-        or relpath.startswith(p.rstrip("/") + "/")
-        for p in patterns
-    )
-
-
 def candidates(root: Path) -> list[str]:
-    """Relative paths of the files some harvester reads."""
-    patterns = ignore_patterns(root)
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
-        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and (depth < 4)]
-        for name in filenames:
-            rel = name if rel_dir == "." else f"{rel_dir.replace(os.sep, '/')}/{name}"
-            if ignored(rel, patterns):
-                continue
-            if any(match(rel) for match, _ in HARVESTERS):
-                found.append(rel)
-    return sorted(found)
+    """Relative paths of the files some harvester reads: the boundary's walk (symlinked folders
+    never entered), less what `.nousignore` / `.env*` exclude and vendored trees."""
+    ignore = boundary.harvest_ignore(root)
+
+    def skip(rel: str, is_dir: bool) -> bool:
+        return (is_dir and rel.rsplit("/", 1)[-1] in IGNORED_DIRS) or ignore(rel, is_dir)
+
+    found = boundary.walk(root, skip, max_depth=4)
+    return sorted(rel for rel in found if any(match(rel) for match, _ in HARVESTERS))
 
 
 def harvestable(relpath: str) -> bool:
@@ -164,14 +138,12 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
             "SELECT path, sha256 FROM harvest_sources WHERE project = ?", (project,)
         ).fetchall()
     )
+    ignore = boundary.harvest_ignore(root)
     for rel in candidates(root):
         report.files += 1
         seen.add(rel)
-        path = root / rel
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise OSError(f"larger than {MAX_FILE_BYTES} bytes")
-            raw = path.read_bytes()
+            raw = boundary.read_bounded(root, rel, MAX_FILE_BYTES, ignore)
             sha = hashlib.sha256(raw).hexdigest()
             if known.get(rel) == sha:
                 continue
@@ -182,8 +154,8 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
             _remember_source(store, project, rel, sha)
             report.changed += 1
         except (OSError, NousError, ValueError) as exc:
-            log.warning("harvest: skipped %s: %s", rel, exc)
-            report.errors.append(f"{rel}: {exc}")
+            log.warning("harvest: skipped %s: %s", boundary.display(rel), exc)
+            report.errors.append(boundary.display(f"{rel}: {exc}"))
     _link_successors(store, scope, adrs)
     for rel in set(known) - seen:
         for memory_id, kind, status in _live_from(store, f"file:{rel}#", scope):
