@@ -18,8 +18,10 @@
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Callable, Iterable, Iterator
@@ -97,6 +99,12 @@ class Ignore:
     def __init__(self, lines: Iterable[str]) -> None:
         self.lines = [line.rstrip("\r") for line in lines]
         self.spec = pathspec.GitIgnoreSpec.from_lines(self.lines)
+        self._rules = [
+            (p.include, p.regex, re.compile(f"(?:{p.regex.pattern})\\Z", p.regex.flags))
+            for p in self.spec.patterns
+            if isinstance(p, pathspec.RegexPattern) and p.include is not None and p.regex
+        ]
+        self._folder_excluded = functools.lru_cache(maxsize=8192)(self._folder_excluded_uncached)
 
     @classmethod
     def of(cls, root: Path, name: str, then: Iterable[str] = ()) -> Ignore:
@@ -112,7 +120,39 @@ class Ignore:
         return cls([*text.splitlines(), *then])
 
     def __call__(self, rel: str, is_dir: bool = False) -> bool:
-        return bool(self.spec.match_file(rel + "/" if is_dir else rel))
+        """True when `rel` is excluded: a folder above it is, or the last pattern matching the
+        path itself excludes it (git's rule: nothing inside an excluded folder comes back)."""
+        folder, _, _name = rel.rpartition("/")
+        if folder and self._folder_excluded(folder + "/"):
+            return True
+        return bool(self._verdict(rel + "/" if is_dir else rel))
+
+    def _folder_excluded_uncached(self, folder: str) -> bool:
+        parent = folder[:-1].rpartition("/")[0]
+        return bool(parent and self._folder_excluded(parent + "/")) or bool(self._verdict(folder))
+
+    def _verdict(self, path: str) -> bool | None:
+        """True (excluded), False (brought back by `!`) or None, from the last pattern that
+        matches `path` itself. pathspec alone also lets a pattern match everything below a folder
+        it matches, so `!/*` would bring back `sub/deep/` after `sub/*`; git does not."""
+        verdict = None
+        for include, regex, at_end in self._rules:
+            found = regex.search(path)
+            if found is None:
+                continue
+            if found.groupdict().get("ps_d") and found.end() < len(path):
+                itself = at_end.search(path) is not None  # or only a folder above it?
+            else:  # `docs/**` (`^docs/`) matches what is inside docs/, not docs/ itself
+                itself = not (path.endswith("/") and found.end() == len(path)
+                              and regex.pattern.endswith("/"))  # fmt: skip
+            if itself:
+                verdict = include
+        return verdict
+
+
+@functools.cache
+def _never_harvested() -> Ignore:
+    return Ignore(NEVER_HARVESTED)
 
 
 def harvest_ignore(root: Path) -> Ignore:
@@ -173,7 +213,7 @@ def read_bounded(root: Path, rel: str, limit: int, ignore: Ignore | None = None)
     is gone or unreadable."""
     if not is_utf8(rel):
         raise UndecodableName(rel, "file name is not valid UTF-8")
-    ignore = ignore or Ignore(NEVER_HARVESTED)
+    ignore = ignore or _never_harvested()
     real_root = os.path.realpath(root)
     path = os.path.join(real_root, rel)
     mode = os.lstat(path).st_mode

@@ -42,10 +42,10 @@ class Report:
     seconds: float = 0.0
 
 
-def candidates(root: Path) -> list[str]:
+def candidates(root: Path, ignore: boundary.Ignore | None = None) -> list[str]:
     """Relative paths of the files some harvester reads: the boundary's walk (symlinked folders
     never entered), less what `.nousignore` / `.env*` exclude and vendored trees."""
-    ignore = boundary.harvest_ignore(root)
+    ignore = ignore or boundary.harvest_ignore(root)
 
     def skip(rel: str, is_dir: bool) -> bool:
         return (is_dir and rel.rsplit("/", 1)[-1] in IGNORED_DIRS) or ignore(rel, is_dir)
@@ -139,7 +139,7 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
         ).fetchall()
     )
     ignore = boundary.harvest_ignore(root)
-    for rel in candidates(root):
+    for rel in candidates(root, ignore):
         report.files += 1
         seen.add(rel)
         try:
