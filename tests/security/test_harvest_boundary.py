@@ -217,6 +217,23 @@ def test_folder_under_an_unrelated_git_root_reads_neither_its_files_nor_history(
     assert report["project"] == "proj" and report["commits"] == 0
 
 
+def test_a_parent_repository_runs_none_of_its_commands(tmp_path: Path) -> None:
+    """Asking a parent repository whether it tracks the folder reads its index, which would run
+    a configured `core.fsmonitor` command; the harvest must not."""
+    repo, ran = tmp_path / "clone", tmp_path / "ran"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "AGENTS.md").write_text(rule(word()))
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    hook.chmod(0o755)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "pkg")
+    git(repo, "commit", "-q", "-m", "start")
+    git(repo, "config", "core.fsmonitor", str(hook))
+    report, _ = harvest(repo / "pkg", tmp_path / "memory.db")
+    assert report["commits"] == 1 and not ran.exists()
+
+
 def test_monorepo_package_harvests_only_its_own_history(tmp_path: Path) -> None:
     mono, own_commit, other_commit = tmp_path / "mono", word(), word()
     pkg = mono / "packages" / "api"

@@ -281,7 +281,8 @@ def git_root(folder: Path) -> Path | None:
 def _tracks(folder: Path) -> bool:
     try:
         result = subprocess.run(
-            ["git", "-C", str(folder), "ls-files", "-z", "--", "."],
+            # no fsmonitor: reading the index must not run a command a repository configured
+            ["git", "-c", "core.fsmonitor=false", "-C", str(folder), "ls-files", "-z", "--", "."],
             capture_output=True, timeout=20, check=False, env=GIT_ENV,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:

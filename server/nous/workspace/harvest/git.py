@@ -16,7 +16,8 @@ _FIELD, _RECORD = "\x1f", "\x1e"
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
         return subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, errors="replace",
+            ["git", "-c", "core.fsmonitor=false", "-C", str(root), *args], capture_output=True,
+            text=True, errors="replace",
             timeout=20, check=False, env=GIT_ENV,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
