@@ -17,8 +17,7 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
         return subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "-C", str(root), *args], capture_output=True,
-            text=True, errors="replace",
-            timeout=20, check=False, env=GIT_ENV,
+            text=True, errors="replace", timeout=20, check=False, env=GIT_ENV,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         log.info("git history not harvested: %s", exc)
