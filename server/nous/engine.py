@@ -264,12 +264,13 @@ class Engine:
         return self.store.forget(memory_id, purge)
 
     def harvest(self, git_limit: int = 50) -> dict[str, Any]:
-        """Harvest the workspace's instruction files, ADRs, procedures and git history."""
+        """Harvest the workspace folder's instruction files, ADRs, procedures and git history:
+        the folder's own, never those of a git root above it (SPEC §4 boundary)."""
         from dataclasses import asdict
 
         from nous.workspace.harvest import sync
 
-        return asdict(sync.sync(self.store, self.project.key, self.project.root, git_limit))
+        return asdict(sync.sync(self.store, self.project.key, self.workspace, git_limit))
 
     def on_files_changed(self, changed: set[str]) -> dict[str, Any]:
         """React to workspace changes: re-harvest when a harvested source may have changed, and
@@ -280,7 +281,7 @@ class Engine:
         out: dict[str, Any] = {"harvest": None, "demoted": []}
         if any(sync.harvestable(rel) for rel in changed):
             out["harvest"] = self.harvest(git_limit=10)
-        out["demoted"] = anchors.check(self.store, self.project.scope, self.project.root, changed)
+        out["demoted"] = anchors.check(self.store, self.project.scope, self.workspace, changed)
         return out
 
     def supersede(self, memory_id: str, new_id: str) -> Memory:

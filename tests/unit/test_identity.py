@@ -29,10 +29,14 @@ def test_pyproject_name_wins(tmp_path: Path) -> None:
 
 
 def test_subfolder_of_a_git_repo_resolves_to_the_repo(tmp_path: Path) -> None:
-    (tmp_path / ".git").mkdir()
+    """A repository above the folder names it only when it tracks files there (a dotfiles home
+    does not: tests/security/test_harvest_boundary.py)."""
     (tmp_path / "package.json").write_text(json.dumps({"name": "@acme/web"}))
     sub = tmp_path / "src" / "deep"
     sub.mkdir(parents=True)
+    (sub / "index.ts").write_text("")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "src"], check=True)
     assert identity.resolve(sub).name == "acme-web"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.workspace import anchors
-from nous.workspace.watcher import Watcher, gitignore_patterns, wait_for, walk, watch_roots
+from nous.workspace.watcher import Ignored, Watcher, wait_for, walk, watch_roots
 
 
 def tree(root: Path) -> None:
@@ -28,7 +28,7 @@ def tree(root: Path) -> None:
 def test_walk_skips_ignored_trees_and_gitignored_paths(tmp_path: Path) -> None:
     tree(tmp_path)
     assert walk(tmp_path) == {"src/pkg/a.py", "README.md", ".gitignore"}
-    assert [p.name for p in watch_roots(tmp_path, gitignore_patterns(tmp_path))] == ["src"]
+    assert [p.name for p in watch_roots(tmp_path, Ignored(tmp_path))] == ["src"]
 
 
 def test_watcher_reports_changes_and_keeps_the_index(tmp_path: Path) -> None:
@@ -143,6 +143,6 @@ def test_a_deleted_then_recreated_top_level_tree_is_watched_again(tmp_path: Path
         time.sleep(1.5)
         (tmp_path / "tests" / "new.py").write_text("1")
         assert wait_for(lambda: any("tests/new.py" in batch for batch in seen), 10)
-        assert watcher.index == walk(tmp_path, watcher.patterns)
+        assert watcher.index == walk(tmp_path, watcher.ignore)
     finally:
         watcher.stop()

@@ -113,7 +113,7 @@ def measure(base: Path, files: int, idle_seconds: float = 5.0) -> dict[str, Any]
             for j in range(25):
                 (tests_tree / f"t{i}" / f"test_{j}.py").write_text("def test(): pass\n")
         storm = time.perf_counter() - started
-        fresh = walk(root, watcher.patterns)
+        fresh = walk(root, watcher.ignore)
         settled = wait_for(lambda: watcher.index == fresh, 30)
         out["storm"] = {
             "renamed": moved, "recreatedFiles": 25 * 20,

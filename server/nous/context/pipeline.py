@@ -75,13 +75,7 @@ def _semantic(
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
     """What goes in whatever the input (SPEC §2.7): pinned memories and blocking (escalated)
     constraints in scope. Everything else must be relevant to the input."""
-    marks = ",".join("?" * len(scopes))
-    rows = store.conn.execute(
-        f"SELECT id FROM memories WHERE scope IN ({marks}) AND (pinned = 1 OR status = 'escalated') "
-        "AND status NOT IN ('inactive','retired') ORDER BY importance DESC, updated_at DESC LIMIT ?",
-        (*scopes, limit),
-    ).fetchall()
-    return [r[0] for r in rows]
+    return store.always_on(scopes, limit)
 
 
 def _bypasses_gate(memory: object) -> bool:

@@ -105,8 +105,10 @@ def report(data: list[dict[str, Any]]) -> dict[str, Any]:
     names = ["bias", *relevance.FEATURES]
     model = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
     baseline = {f: round(auc(x[:, i], y), 3) for i, f in enumerate(relevance.FEATURES)}
-    return {"model": model, "heldOutAuc": held, "featureAuc": baseline,
-            "rows": len(y), "positives": int(y.sum()), "questions": separation(data, w)}  # fmt: skip
+    return {
+        "model": model, "heldOutAuc": held, "featureAuc": baseline, "rows": len(y),
+        "positives": int(y.sum()), "questions": separation(data, w),
+    }  # fmt: skip
 
 
 def separation(data: list[dict[str, Any]], w: np.ndarray) -> dict[str, Any]:

@@ -84,7 +84,11 @@ class Daemon:
             self.writer.flush()
 
     def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        # `replace`: a lone surrogate (an undecodable file name) becomes "?" instead of losing
+        # the whole message
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "replace"
+        )
         self._write_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
     def respond(

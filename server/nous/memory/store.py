@@ -486,6 +486,17 @@ class MemoryStore:
         ).fetchall()
         return [(memory_id, -float(rank)) for memory_id, rank in rows]
 
+    def always_on(self, scopes: Sequence[str], limit: int = 40) -> list[str]:
+        """Ids of live pinned memories and escalated (blocking) constraints in `scopes`."""
+        marks = ",".join("?" * len(scopes))
+        rows = self.conn.execute(
+            f"SELECT id FROM memories WHERE scope IN ({marks}) "
+            "AND (pinned = 1 OR status = 'escalated') AND status NOT IN ('inactive', 'retired') "
+            "ORDER BY importance DESC, updated_at DESC LIMIT ?",
+            (*scopes, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """({term: live memories whose text holds it}, live memories in all), for the IDF of a
         query's words (FTS5 stems the term the way it stemmed the text). Cached per change."""

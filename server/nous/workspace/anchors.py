@@ -11,12 +11,14 @@ from pathlib import Path
 
 from nous.memory import lifecycle
 from nous.memory.store import MemoryStore
+from nous.workspace import boundary
 
 log = logging.getLogger(__name__)
 _SYMBOL = re.compile(
     r"`([A-Za-z_][\w.]*)(?:\(\))?`|\b([a-z]+(?:_[a-z0-9]+)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b"
 )
 _KEEP = frozenset({"episode"})
+MAX_FILE_BYTES = 4_000_000
 
 
 def symbols(text: str, relpath: str) -> set[str]:
@@ -41,8 +43,8 @@ def check(store: MemoryStore, project_scope: str, root: Path, changed: set[str])
     """Check the memories naming any of the changed files; returns the ids demoted."""
     demoted = []
     for rel in sorted(changed):
-        if "/" not in rel and "." not in rel:
-            continue  # a bare word would match too much
+        if ("/" not in rel and "." not in rel) or not boundary.is_utf8(rel):
+            continue  # a bare word would match too much; an undecodable name matches nothing
         rows = store.conn.execute(
             "SELECT id, kind, status, content FROM memories WHERE scope = ? AND instr(content, ?) > 0 "
             "AND status NOT IN ('inactive', 'retired', 'superseded')",
@@ -50,10 +52,13 @@ def check(store: MemoryStore, project_scope: str, root: Path, changed: set[str])
         ).fetchall()
         if not rows:
             continue
-        path = root / rel
         try:
-            text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-        except OSError as exc:
+            text: str | None = boundary.read_bounded(root, rel, MAX_FILE_BYTES).decode(
+                "utf-8", errors="replace"
+            )
+        except FileNotFoundError:
+            text = None
+        except OSError as exc:  # refused by the boundary (outside, FIFO, too large) or unreadable
             log.info("anchor check skipped %s: %s", rel, exc)
             continue
         for memory_id, kind, status, content in rows:

@@ -8,6 +8,8 @@ project's *origin* — the repository's normalised remote URL (`github.com/acme/
 scheme, port and `.git` dropped, host lowercased; plus `#<path>` when the project is a package
 below the repository's root), else the canonical (resolved) root path. So `api` with a remote and
 `api` in another folder without one are `api-3f2a9c1b7d0e` and `api-81d4e0c2aa97`.
+A git root above the folder counts only when its repository tracks files in the folder
+(`boundary.git_root`): a project under a dotfiles home is not named after the home.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
+from nous.workspace import boundary
+
 log = logging.getLogger(__name__)
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "PATH": os.defpath}
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*)://(.*)$", re.I | re.S)
 _SCP = re.compile(r"^(?:[^@/]*@)?([^:/\\]{2,}):(.*)$", re.S)  # user@host:path (not C:\path)
 HASH_CHARS = 12
+MANIFEST_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -54,10 +59,7 @@ class Project:
 
 
 def _git_root(folder: Path) -> Path | None:
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    return boundary.git_root(folder)
 
 
 def _manifest_name(root: Path) -> tuple[str, str] | None:
@@ -68,12 +70,12 @@ def _manifest_name(root: Path) -> tuple[str, str] | None:
         ("go.mod", lambda t: _go_module(t)),
     )
     for filename, read in readers:
-        path = root / filename
-        if not path.is_file():
+        text = boundary.read_text(root, filename, MANIFEST_BYTES)
+        if text is None:
             continue
         try:
-            name = read(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, AttributeError):
+            name = read(text)
+        except (ValueError, AttributeError):
             continue  # a broken manifest does not stop identity: fall through
         if isinstance(name, str) and name.strip():
             return name.strip(), filename

@@ -9,7 +9,6 @@ created (inotify limit), the watcher degrades to periodic rescans instead of fai
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import os
 import threading
@@ -18,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from nous.workspace import boundary
 from nous.workspace.detect import IGNORED_DIRS
 
 log = logging.getLogger(__name__)
@@ -26,45 +26,37 @@ WatchFn = Callable[..., Iterable[set[tuple[Any, str]]]]
 BIG_BATCH = 500
 
 
-def gitignore_patterns(root: Path) -> list[str]:
-    patterns = []
-    for name in (".gitignore", ".nousignore"):
-        path = root / name
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-        except OSError:
-            continue
-        patterns += [
-            p.strip().strip("/") for p in lines if p.strip() and not p.startswith(("#", "!"))
-        ]
-    return patterns
+class Ignored:
+    """What the watcher leaves alone: vendored/generated trees and `.git`, `.gitignore`d paths
+    (gitignore semantics), file names that are not UTF-8, and everything the harvest boundary
+    excludes: `boundary.harvest_ignore`, the very matcher the harvester builds (`.nousignore`,
+    `.env*`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.harvest = boundary.harvest_ignore(root)
+        self.git = boundary.Ignore.of(root, ".gitignore")
+
+    def __call__(self, rel: str, is_dir: bool = False) -> bool:
+        return (
+            any(part in IGNORED_DIRS for part in rel.split("/"))
+            or not boundary.is_utf8(rel)
+            or self.harvest(rel, is_dir)
+            or self.git(rel, is_dir)
+        )
 
 
-def is_ignored(relpath: str, patterns: list[str]) -> bool:
-    parts = relpath.split("/")
-    if any(part in IGNORED_DIRS for part in parts) or parts[0] == ".git":
-        return True
-    return any(
-        fnmatch.fnmatch(relpath, p) or any(fnmatch.fnmatch(part, p) for part in parts)
-        for p in patterns
-    )
+def walk(root: Path, ignore: Ignored | None = None) -> set[str]:
+    """Every non-ignored file, relative to root (the "fresh walk"); symlinked folders are not
+    entered."""
+    return set(boundary.walk(root, ignore or Ignored(root)))
 
 
-def walk(root: Path, patterns: list[str] | None = None) -> set[str]:
-    """Every non-ignored file, relative to root (the "fresh walk")."""
-    patterns = gitignore_patterns(root) if patterns is None else patterns
-    out: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        dirnames[:] = [d for d in dirnames if not is_ignored(rel_dir + d, patterns)]
-        out.update(rel_dir + f for f in filenames if not is_ignored(rel_dir + f, patterns))
-    return out
-
-
-def watch_roots(root: Path, patterns: list[str]) -> list[Path]:
-    """Top-level folders worth a recursive watch."""
-    return sorted(p for p in root.iterdir() if p.is_dir() and not is_ignored(p.name, patterns))
+def watch_roots(root: Path, ignore: Ignored) -> list[Path]:
+    """Top-level folders worth a recursive watch (real folders: a symlinked one is outside)."""
+    return sorted(
+        p for p in root.iterdir()
+        if p.is_dir() and not p.is_symlink() and not ignore(p.name, True)
+    )  # fmt: skip
 
 
 class _Either:
@@ -97,8 +89,8 @@ class Watcher:
         self.on_change = on_change
         self.debounce_ms = debounce_ms
         self.rescan_seconds = rescan_seconds
-        self.patterns = gitignore_patterns(self.root)
-        self.index: set[str] = walk(self.root, self.patterns)
+        self.ignore = Ignored(self.root)
+        self.index: set[str] = walk(self.root, self.ignore)
         self.mode = "starting"
         self._watch = watch
         self._stop = threading.Event()
@@ -133,7 +125,7 @@ class Watcher:
         first = True
         while not self._stop.is_set():
             self._restart.clear()
-            roots = [str(p) for p in watch_roots(self.root, self.patterns)]
+            roots = [str(p) for p in watch_roots(self.root, self.ignore)]
             self._roots = set(roots)
             if not first:
                 self._emit(self.reconcile())
@@ -165,8 +157,15 @@ class Watcher:
         return True
 
     def _keep(self, _change: object, path: str) -> bool:
+        """An event is kept when its path is inside the folder without crossing a symlinked
+        folder (the OS watch follows them; the walk does not) and is not ignored."""
         rel = os.path.relpath(path, self.root).replace(os.sep, "/")
-        return not rel.startswith("..") and not is_ignored(rel, self.patterns)
+        if rel.startswith("..") or self.ignore(rel):
+            return False
+        parent = os.path.dirname(path)
+        if os.path.realpath(parent) != os.path.normpath(parent):
+            return False
+        return not (os.path.isdir(path) and self.ignore(rel, True))
 
     def _apply(self, batch: set[tuple[Any, str]]) -> None:
         changed = set()
@@ -176,19 +175,22 @@ class Watcher:
             if "/" not in rel and (path in self._roots or os.path.isdir(path)):
                 self._restart.set()  # a top-level folder came or went
             with self._lock:
-                if os.path.isfile(path):
+                if os.path.lexists(path) and not os.path.isdir(path):  # as `walk` lists them
                     self.index.add(rel)
                 else:
                     self.index.discard(rel)
                     prefix = rel + "/"
                     self.index -= {p for p in self.index if p.startswith(prefix)}
-        if len(batch) >= BIG_BATCH or any(os.path.isdir(self.root / c) for c in changed):
+        if changed & {".gitignore", ".nousignore"}:
+            self.ignore = Ignored(self.root)
+            changed |= self.reconcile()
+        elif len(batch) >= BIG_BATCH or any(os.path.isdir(self.root / c) for c in changed):
             changed |= self.reconcile()
         self._emit(changed)
 
     def reconcile(self) -> set[str]:
         """Make the index equal to a fresh walk; returns the paths that differed."""
-        fresh = walk(self.root, self.patterns)
+        fresh = walk(self.root, self.ignore)
         with self._lock:
             diff = fresh ^ self.index
             self.index = fresh

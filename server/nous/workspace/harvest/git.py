@@ -6,26 +6,38 @@ import logging
 import subprocess
 from pathlib import Path
 
+from nous.workspace.boundary import GIT_ENV
 from nous.workspace.harvest.model import Harvested
 
 log = logging.getLogger(__name__)
 _FIELD, _RECORD = "\x1f", "\x1e"
 
 
-def harvest(root: Path, limit: int = 50) -> list[Harvested]:
-    """Episodes for the last `limit` commits; none when `root` is not a git work tree."""
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
-        result = subprocess.run(
-            ["git", "-C", str(root), "log", f"-n{limit}", "--no-color",
-             f"--pretty=format:%H{_FIELD}%an{_FIELD}%ad{_FIELD}%s{_FIELD}%b{_RECORD}",
-             "--date=short"],
-            capture_output=True, text=True, timeout=20, check=False,
-            env={"GIT_TERMINAL_PROMPT": "0", "PATH": "/usr/bin:/bin:/usr/local/bin"},
+        return subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "-C", str(root), *args], capture_output=True,
+            text=True, errors="replace", timeout=20, check=False, env=GIT_ENV,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         log.info("git history not harvested: %s", exc)
+        return None
+
+
+def harvest(root: Path, limit: int = 50) -> list[Harvested]:
+    """Episodes for the last `limit` commits; none when `root` is not in a git work tree. When
+    `root` is a folder inside a larger work tree (a monorepo package, a project under a dotfiles
+    home), only the commits that touch files under `root` (`git log -- .`): the rest of the
+    repository's history is not this folder's."""
+    prefix = _git(root, "rev-parse", "--show-prefix")
+    if prefix is None or prefix.returncode != 0:
         return []
-    if result.returncode != 0:
+    result = _git(
+        root, "log", f"-n{limit}", "--no-color", "--date=short",
+        f"--pretty=format:%H{_FIELD}%an{_FIELD}%ad{_FIELD}%s{_FIELD}%b{_RECORD}",
+        *(["--", "."] if prefix.stdout.strip() else []),
+    )  # fmt: skip
+    if result is None or result.returncode != 0:
         return []
     out = []
     for record in result.stdout.split(_RECORD):

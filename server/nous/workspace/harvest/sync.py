@@ -2,16 +2,15 @@
 
 Unchanged files (same sha256 as last time) are skipped. A changed file's memories are rewritten:
 rules still there are confirmed, new ones created, vanished ones made inactive; a removed file
-makes all of its memories inactive. `.env*` files and `.nousignore` matches are never read; one
-unreadable or malformed file is logged and skipped.
+makes all of its memories inactive. What is read, and how, is `boundary`'s: `.env*` files and
+`.nousignore` matches are never read, nor anything that is not a regular file inside the folder;
+one unreadable, refused or malformed file is logged and skipped.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import logging
-import os
 import posixpath
 import re
 import time
@@ -22,6 +21,7 @@ from nous.errors import NousError
 from nous.memory import lifecycle
 from nous.memory.model import Draft, now
 from nous.memory.store import MemoryStore
+from nous.workspace import boundary
 from nous.workspace.detect import IGNORED_DIRS
 from nous.workspace.harvest import adr, git, instructions, procedures
 from nous.workspace.harvest.model import Harvested
@@ -49,44 +49,18 @@ class Report:
     seconds: float = 0.0
 
 
-def ignore_patterns(root: Path) -> list[str]:
-    path = root / ".nousignore"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-    except OSError:
-        return []
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+def candidates(root: Path, ignore: boundary.Ignore | None = None) -> list[str]:
+    """Relative paths of the files some harvester reads: the boundary's walk (symlinked folders
+    never entered), less what `.nousignore` / `.env*` exclude and vendored trees."""
+    ignore = ignore or boundary.harvest_ignore(root)
 
+    def skip(rel: str, is_dir: bool) -> bool:
+        return (is_dir and rel.rsplit("/", 1)[-1] in IGNORED_DIRS) or ignore(rel, is_dir)
 
-def ignored(relpath: str, patterns: list[str]) -> bool:
-    name = Path(relpath).name
-    if name.startswith(".env"):
-        return True
-    return any(
-        fnmatch.fnmatch(relpath, p)
-        or fnmatch.fnmatch(name, p)
-        or relpath.startswith(p.rstrip("/") + "/")
-        for p in patterns
-    )
-
-
-def candidates(root: Path) -> list[str]:
-    """Relative paths of the files some harvester reads: every instruction file and ADR, and
-    at most MAX_DOCS other documents (those an instruction file links to first)."""
-    patterns = ignore_patterns(root)
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        depth = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
-        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and depth < MAX_DEPTH)
-        for name in filenames:
-            rel = name if rel_dir == "." else f"{rel_dir.replace(os.sep, '/')}/{name}"
-            if ignored(rel, patterns):
-                continue
-            if any(match(rel) for match, _ in HARVESTERS):
-                found.append(rel)
+    walked = boundary.walk(root, skip, max_depth=MAX_DEPTH)
+    found = [rel for rel in walked if any(match(rel) for match, _ in HARVESTERS)]
     rules = [r for r in found if instructions.matches(r) or adr.matches(r)]
-    linked = _linked(root, [r for r in found if instructions.matches(r)])
+    linked = _linked(root, [r for r in found if instructions.matches(r)], ignore)
     docs = sorted(
         (r for r in found if r not in set(rules)),
         key=lambda r: (r not in linked, procedures.priority(r), r),
@@ -94,13 +68,14 @@ def candidates(root: Path) -> list[str]:
     return sorted(rules + docs[:MAX_DOCS])
 
 
-def _linked(root: Path, sources: list[str]) -> set[str]:
+def _linked(root: Path, sources: list[str], ignore: boundary.Ignore) -> set[str]:
     """Workspace-relative Markdown paths the instruction files link to."""
     out: set[str] = set()
     for rel in sources:
         try:
-            with open(root / rel, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(MAX_FILE_BYTES)
+            text = boundary.read_bounded(root, rel, MAX_FILE_BYTES, ignore).decode(
+                "utf-8", errors="replace"
+            )
         except OSError:
             continue
         for target in _LINK.findall(text):
@@ -200,14 +175,12 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
             "SELECT path, sha256 FROM harvest_sources WHERE project = ?", (project,)
         ).fetchall()
     )
-    for rel in candidates(root):
+    ignore = boundary.harvest_ignore(root)
+    for rel in candidates(root, ignore):
         report.files += 1
         seen.add(rel)
-        path = root / rel
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise OSError(f"larger than {MAX_FILE_BYTES} bytes")
-            raw = path.read_bytes()
+            raw = boundary.read_bounded(root, rel, MAX_FILE_BYTES, ignore)
             sha = hashlib.sha256(raw).hexdigest()
             if known.get(rel) == sha:
                 continue
@@ -218,8 +191,8 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
             _remember_source(store, project, rel, sha)
             report.changed += 1
         except (OSError, NousError, ValueError) as exc:
-            log.warning("harvest: skipped %s: %s", rel, exc)
-            report.errors.append(f"{rel}: {exc}")
+            log.warning("harvest: skipped %s: %s", boundary.display(rel), exc)
+            report.errors.append(boundary.display(f"{rel}: {exc}"))
     _link_successors(store, scope, adrs)
     for rel in set(known) - seen:
         for memory_id, kind, status in _live_from(store, f"file:{rel}#", scope):
