@@ -113,6 +113,10 @@ class Item(Wire):
     terms: dict[str, float] = Field(default_factory=dict)
     text: str = ""
     source: str = ""
+    merged: list[str] = Field(default_factory=list)
+    """Ids of other sections of the same document this item's text was drawn from too."""
+    sources: list[str] = Field(default_factory=list)
+    """Every source the text was drawn from (the item's own first), when it merged several."""
 
 
 class Dropped(Wire):

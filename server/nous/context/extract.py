@@ -93,18 +93,27 @@ def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> st
             candidate = _render(heading, trial, all_units)
             if counter.count(candidate) <= limit:
                 chosen, text = trial, candidate
-    # Room left: the neighbours of the chosen units, in document order, while they fit.
-    for unit in chosen.copy():
-        index = all_units.index(unit)
-        for near in (index + 1, index - 1):
-            if (
-                0 <= near < len(all_units)
-                and all_units[near].block == unit.block
-                and all_units[near] in body
-                and all_units[near] not in chosen
-            ):
-                trial = sorted([*chosen, all_units[near]], key=all_units.index)
-                candidate = _render(heading, trial, all_units)
-                if counter.count(candidate) <= limit:
-                    chosen, text = trial, candidate
+
+    # Room left: first what lies between chosen units of one block, then what follows a chosen
+    # unit (an answer comes after the sentence that matches the question), then what precedes.
+    def grow(near: int) -> None:
+        nonlocal chosen, text
+        unit = all_units[near] if 0 <= near < len(all_units) else None
+        if unit is None or unit not in body or unit in chosen:
+            return
+        trial = sorted([*chosen, unit], key=all_units.index)
+        candidate = _render(heading, trial, all_units)
+        if counter.count(candidate) <= limit:
+            chosen, text = trial, candidate
+
+    indexes = [all_units.index(u) for u in chosen]
+    for a, b in zip(indexes, indexes[1:], strict=False):
+        if all_units[a].block == all_units[b].block:
+            for near in range(a + 1, b):
+                grow(near)
+    for step in (1, 2, 3, -1):
+        for unit in chosen.copy():
+            index = all_units.index(unit)
+            if 0 <= index + step < len(all_units) and all_units[index + step].block == unit.block:
+                grow(index + step)
     return text

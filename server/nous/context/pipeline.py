@@ -195,6 +195,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     candidates: list[Scored] = []
     available = 0
     rel_query: relevance.Query | None = None
+    merged: dict[str, list[Scored]] = {}
     small_talk = intent.greeting
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
     semantic: dict[str, float] = {}
@@ -205,10 +206,11 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             [view.project, *view.languages, view.task or "", view.active_file or ""]
         )
         query_vec = store.embedder.embed(query)
-        semantic, lexical = _semantic(store, config, query_vec, query, view.scopes)
+        words = relevance.expand(query)  # "PR" finds "pull request" and back
+        semantic, lexical = _semantic(store, config, query_vec, words, view.scopes)
         available = len(semantic)
-        frequencies, documents = store.document_frequencies(relevance.query_words(query))
-        rel_query = relevance.query(query, frequencies, documents)
+        frequencies, documents = store.document_frequencies(relevance.query_words(words))
+        rel_query = relevance.query(words, frequencies, documents)
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
             semantic.setdefault(memory_id, 0.0)
@@ -218,6 +220,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         available = max(available, len(candidates))
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work)
         candidates = _supersession(store, candidates, work)
+        candidates, merged = _merge_documents(candidates, work)
 
     if req.mode == "startup":
         s = config.startup
@@ -236,13 +239,20 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
         bucket_of = lambda scored, layer: layer  # noqa: E731
     items = [(c, _layer_of(config, c, req.mode)) for c in candidates]
-    share = min(
-        config.gate.item_max, max(config.gate.item_min, int(total * config.gate.item_share))
-    )
+    # Each item's share of the budget for its extract: the budget split over what was admitted,
+    # weighted by rank (1/r), so the best item has room to carry its answer and a long tail of
+    # admitted items still fits.
+    harmonic = sum(1 / r for r in range(1, len(candidates) + 1)) or 1.0
+    shares = {
+        c.memory.id: min(config.gate.item_max,
+                         max(config.gate.item_min, int(total * config.gate.item_share / (r * harmonic))))
+        for r, c in enumerate(candidates, start=1)
+    }  # fmt: skip
     alloc = budget.allocate(
         items, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7,
-        choices=_Renderings(store, rel_query, share, _successor_names(store, candidates)).of,
+        choices=_Renderings(store, rel_query, shares, _successor_names(store, candidates),
+                            merged).of,
         best_first=req.mode == "recall",
     )  # fmt: skip
     for scored in alloc.over_budget:
@@ -263,7 +273,10 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
                          scope=p.scored.memory.scope, layer=p.layer,
                          detail=p.detail,
                          tokens=p.tokens, score=round(p.scored.score, 4), terms=p.scored.terms,
-                         text=p.line[2:], source=p.scored.memory.source)
+                         text=p.line[2:], source=p.scored.memory.source,
+                         merged=[m.memory.id for m in merged.get(p.scored.memory.id, [])],
+                         sources=([p.scored.memory.source, *(m.memory.source for m in merged[p.scored.memory.id])]
+                                  if p.scored.memory.id in merged else []))
                     for p in placed
                 ],
             )
@@ -424,6 +437,29 @@ def _supersession(store: MemoryStore, kept: list[Scored], work: _Work) -> list[S
     return out
 
 
+def _merge_documents(
+    kept: list[Scored], work: _Work
+) -> tuple[list[Scored], dict[str, list[Scored]]]:
+    """Admitted sections of one harvested document become one item (its best section leads; the
+    extract draws on all of them), so a document does not spend its heading path and the budget
+    several times over. Returns (items, {lead id: the sections merged into it})."""
+    leads: dict[str, Scored] = {}
+    merged: dict[str, list[Scored]] = {}
+    out: list[Scored] = []
+    for c in kept:
+        source = c.memory.source or ""
+        document = source.split("#", 1)[0] if source.startswith("file:") else None
+        lead = leads.get(document) if document else None
+        if lead is None or lead.memory.status != c.memory.status:
+            if document:
+                leads[document] = c
+            out.append(c)
+            continue
+        merged.setdefault(lead.memory.id, []).append(c)
+        work.drop(c, "duplicate", f"merged into {lead.memory.id} (same document)")
+    return out, merged
+
+
 def _successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
     """{superseded memory id: its successor's one-line rendering}."""
     wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
@@ -439,13 +475,14 @@ class _Renderings:
     write-time summary and micro. A superseded memory says so, with its successor."""
 
     def __init__(
-        self, store: MemoryStore, query: relevance.Query | None, share: int,
-        successors: dict[str, str],
+        self, store: MemoryStore, query: relevance.Query | None, shares: dict[str, int],
+        successors: dict[str, str], merged: dict[str, list[Scored]] | None = None,
     ) -> None:  # fmt: skip
         self.counter = store.counter
         self.query = query
-        self.share = share
+        self.shares = shares
         self.successors = successors
+        self.merged = merged or {}
         self._cache: dict[str, list[tuple[str, str]]] = {}
 
     def of(self, scored: Scored) -> list[tuple[str, str]]:
@@ -455,13 +492,17 @@ class _Renderings:
             return cached
         label = f"{renderings.label(memory.kind)}: "
         options: list[tuple[str, str]] = []
-        heading, body = renderings.flat(memory.content)
+        content = "\n\n".join(
+            [memory.content, *(m.memory.content for m in self.merged.get(memory.id, []))]
+        )
+        heading, body = renderings.flat(content)
         whole = f"{heading} — {body}" if heading else body
-        if self.counter.count(whole) <= self.share:
+        share = self.shares.get(memory.id, 100)
+        if self.counter.count(whole) <= share:
             if self.counter.count(whole) > self.counter.count(memory.summary):
                 options.append(("content", label + whole))
         elif self.query is not None:
-            text = extract.extract(memory.content, self.query, self.share, self.counter)
+            text = extract.extract(content, self.query, share, self.counter)
             if text:
                 options.append(("extract", label + text))
         options += [("summary", memory.summary), ("micro", memory.micro)]

@@ -36,6 +36,29 @@ def stem(word: str) -> str:
     return word
 
 
+SYNONYMS = {
+    "pr": ("pull", "request"),
+    "prs": ("pull", "requests"),
+    "repo": ("repository",),
+    "config": ("configuration",),
+    "deps": ("dependencies",),
+    "env": ("environment",),
+    "docs": ("documentation",),
+    "auth": ("authentication",),
+    "db": ("database",),
+}
+"""Developer shorthand a document and a question may spell differently (both directions)."""
+_LONG_FORMS = {" ".join(v): k for k, v in SYNONYMS.items()}
+
+
+def expand(text: str) -> str:
+    """`text` with each shorthand's long form and each long form's shorthand appended."""
+    lowered = text.lower()
+    extra = [" ".join(SYNONYMS[w]) for w in re.findall(r"[a-z]+", lowered) if w in SYNONYMS]
+    extra += [short for long, short in _LONG_FORMS.items() if long in lowered]
+    return f"{text} {' '.join(extra)}" if extra else text
+
+
 def words(text: str) -> list[str]:
     """Lowercase content words of `text` (identifiers split at `_`/`.`/`:`/`-` too)."""
     out: list[str] = []
@@ -68,6 +91,10 @@ class Query:
             return 0.0
         held = stems(text)
         return sum(w for t, w in self.weights.items() if t in held) / self.total
+
+    def held(self, text: str) -> frozenset[str]:
+        """The query's words that `text` holds."""
+        return frozenset(t for t in stems(text) if t in self.weights)
 
     def overlap(self, text: str) -> float:
         """IDF weight of the query's words in `text` (not normalised: ranks units)."""

@@ -48,9 +48,10 @@ def rows(root: Path, embedder: Embedder) -> list[dict[str, Any]]:
             progress(f"fit-gate: {repo} harvested")
             for q in (q for q in questions if q.repo == repo and q.kind != "greeting"):
                 vector = store.embedder.embed(q.question)
-                cosine, lexical = search.signals(store, q.question, vector, engine.scopes())
-                frequencies, total = store.document_frequencies(relevance.query_words(q.question))
-                query = relevance.query(q.question, frequencies, total)
+                words = relevance.expand(q.question)
+                cosine, lexical = search.signals(store, words, vector, engine.scopes())
+                frequencies, total = store.document_frequencies(relevance.query_words(words))
+                query = relevance.query(words, frequencies, total)
                 for memory_id, memory in store.get_many(list(cosine)).items():
                     path = (memory.source or "").removeprefix("file:").split("#")[0]
                     text = _norm(memory.content)

@@ -82,6 +82,11 @@ def read_status(doc: Document) -> tuple[str | None, str | None, str]:
     return (STATUS[word] if word else None), successor, raw
 
 
+def _is_context(section: Section) -> bool:
+    title = section.title.lower().strip()
+    return title.startswith(("context", "problem", "background", "motivation"))
+
+
 def _is_decision(section: Section) -> bool:
     title = section.title.lower().strip()
     return any(title.startswith(d) for d in _DECISION)
@@ -112,8 +117,9 @@ def _lead(doc: Document) -> list[Block]:
             for block in section.blocks:
                 if re.match(r"\**chosen option", block.text or " ".join(block.items), re.I):
                     chosen.append(block)
-    if _words(chosen) >= 12:
-        return chosen
+    context = next((s for s in doc.sections if _is_context(s)), None)
+    if _words(chosen) >= 12:  # the decision, then why: its context (both answer "why X?")
+        return [*chosen, *(context.blocks[:3] if context else [])]
     for section in doc.sections:
         title = section.title.lower().strip("* ")
         if title.startswith(_META) or _is_decision(section) or not section.level:
@@ -147,6 +153,8 @@ def harvest(relpath: str, text: str) -> list[Harvested]:
     for section in doc.sections:
         if section.title.lower().strip("* ") == "status" or _is_decision(section):
             continue
+        if section.level <= 1 and _words(section.blocks) < 15:
+            continue  # the lines under the title: date, deciders, a PR link
         rest = Section(section.path, section.level, section.anchor,
                        [b for b in section.blocks if id(b) not in lead_ids])  # fmt: skip
         path = [label, *[p for p in section.path if p != title]]
