@@ -61,6 +61,8 @@ class Gate(Strict):
     recall: float = Field(ge=0, le=1)
     turn: float = Field(ge=0, le=1)
     recall_relative: float = Field(ge=0, le=1)
+    unknown_share: float = Field(ge=0, le=1)
+    unknown_floor: float = Field(ge=0, le=1)
     item_share: float = Field(gt=0, le=1)
     item_min: int = Field(ge=20)
     item_max: int = Field(ge=20)

@@ -9,6 +9,8 @@ never reads as a rule, and the record's heading path leads the line.
 
 from __future__ import annotations
 
+import itertools
+
 from nous.context.relevance import Query
 from nous.memory import renderings
 from nous.memory.markdown import Unit, units
@@ -20,6 +22,7 @@ MIN_OVERLAP_SHARE = 0.2
 
 def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> str:
     parts: list[str] = []
+    section = heading.rsplit(" › ", 1)[-1]
     last_index = -2
     last_block = -1
     last_lead = None
@@ -27,6 +30,11 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
         index = all_units.index(unit)
         gap = index != last_index + 1
         piece = unit.text
+        owner = next((u.text for u in reversed(all_units[:index]) if u.kind == "heading"), "")
+        owner = owner.rsplit(" › ", 1)[-1]
+        if owner and owner != section:
+            piece = f"[{owner}] {piece}" if not unit.lead else piece
+            section = owner
         said = not gap and index > 0 and all_units[index - 1].text == unit.lead
         if (
             unit.kind in ("item", "code", "row")
@@ -56,9 +64,18 @@ def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> st
     body = list(all_units)
     if body and body[0].kind == "heading" and content.lstrip().startswith("# "):
         heading = body.pop(0).text
+    # A unit under a later heading (sections merged from one document) also counts half of
+    # what its heading shares with the query, and says which section it is from.
+    under: dict[Unit, str] = {}
+    current = ""
+    for u in all_units[1:] if heading else all_units:
+        if u.kind == "heading":
+            current = u.text.rsplit(" › ", 1)[-1]
+        else:
+            under[u] = current
     body = [u for u in body if u.kind != "heading"]
-    scored = [(query.overlap(f"{u.lead} {u.text}" if u.kind != "sentence" else u.text), u)
-              for u in body]  # fmt: skip
+    scored = [(query.overlap(f"{u.lead} {u.text}" if u.kind != "sentence" else u.text)
+               + 0.5 * query.overlap(under.get(u, "")), u) for u in body]  # fmt: skip
     best = max((s for s, _ in scored), default=0.0)
     if best <= 0:
         return None
@@ -107,7 +124,7 @@ def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> st
             chosen, text = trial, candidate
 
     indexes = [all_units.index(u) for u in chosen]
-    for a, b in zip(indexes, indexes[1:], strict=False):
+    for a, b in itertools.pairwise(indexes):
         if all_units[a].block == all_units[b].block:
             for near in range(a + 1, b):
                 grow(near)

@@ -195,6 +195,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     candidates: list[Scored] = []
     available = 0
     rel_query: relevance.Query | None = None
+    unknown = 0.0
     merged: dict[str, list[Scored]] = {}
     small_talk = intent.greeting
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
@@ -211,16 +212,19 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
         rel_query = relevance.query(words, frequencies, documents)
+        # unknown words are counted in the question as asked, not in its expansions
+        unknown = relevance.unknown_share(relevance.query(query, frequencies, documents))
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
             semantic.setdefault(memory_id, 0.0)
     if semantic:
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec, lexical)  # fmt: skip
+                            rel_query, query_vec, lexical, unknown)  # fmt: skip
         available = max(available, len(candidates))
-        candidates = _filter(store, config, req, frame, plan, profile, candidates, work)
+        candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown)
         candidates = _supersession(store, candidates, work)
-        candidates, merged = _merge_documents(candidates, work)
+        if req.mode == "recall":  # a small budget: one item per document
+            candidates, merged = _merge_documents(candidates, work)
 
     if req.mode == "startup":
         s = config.startup
@@ -243,11 +247,13 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     # weighted by rank (1/r), so the best item has room to carry its answer and a long tail of
     # admitted items still fits.
     harmonic = sum(1 / r for r in range(1, len(candidates) + 1)) or 1.0
+    gate = config.gate
     shares = {
-        c.memory.id: min(config.gate.item_max,
-                         max(config.gate.item_min, int(total * config.gate.item_share / (r * harmonic))))
+        c.memory.id: min(
+            gate.item_max, max(gate.item_min, int(total * gate.item_share / (r * harmonic)))
+        )
         for r, c in enumerate(candidates, start=1)
-    }  # fmt: skip
+    }
     alloc = budget.allocate(
         items, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7,
@@ -275,8 +281,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
                          tokens=p.tokens, score=round(p.scored.score, 4), terms=p.scored.terms,
                          text=p.line[2:], source=p.scored.memory.source,
                          merged=[m.memory.id for m in merged.get(p.scored.memory.id, [])],
-                         sources=([p.scored.memory.source, *(m.memory.source for m in merged[p.scored.memory.id])]
-                                  if p.scored.memory.id in merged else []))
+                         sources=_sources(p.scored, merged))
                     for p in placed
                 ],
             )
@@ -295,7 +300,7 @@ def _score(
     store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
     profile: Profile, semantic: dict[str, float], work: _Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
-    lexical: dict[str, float] | None = None,
+    lexical: dict[str, float] | None = None, unknown: float = 0.0,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.index.vectors(list(memories)) if query_vec is not None else {}
@@ -317,7 +322,7 @@ def _score(
         rel, coverage = 0.0, 0.0
         if rel_query is not None:
             values = relevance.features(rel_query, memory.content, cosine,
-                                        (lexical or {}).get(memory_id, 0.0))  # fmt: skip
+                                        (lexical or {}).get(memory_id, 0.0), unknown)  # fmt: skip
             rel = relevance.probability(values, config.gate.model)
             coverage = values[1]
         # The semantic term is the query relevance the gate admits on: the gate model's
@@ -333,7 +338,7 @@ def _score(
 
 def _filter(
     store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
-    profile: Profile, candidates: list[Scored], work: _Work,
+    profile: Profile, candidates: list[Scored], work: _Work, unknown: float = 0.0,
 ) -> list[Scored]:  # fmt: skip
     threshold = getattr(config.thresholds, req.mode)
     window = config.frames.windows.get(frame, 5)
@@ -372,6 +377,8 @@ def _filter(
         # With no input there is nothing to be relevant to: the priors alone choose (a chat that
         # starts empty); with an input, the gate admits and the priors only reorder.
         floor = getattr(config.gate, req.mode) if req.input.strip() else 0.0
+        if req.input.strip() and unknown >= config.gate.unknown_share:
+            floor = max(floor, config.gate.unknown_floor)  # memory never saw what it asks about
         if (
             req.mode == "recall" and req.input.strip()
         ):  # best first in a small budget: near the best, not just over
@@ -437,6 +444,11 @@ def _supersession(store: MemoryStore, kept: list[Scored], work: _Work) -> list[S
     return out
 
 
+def _sources(lead: Scored, merged: dict[str, list[Scored]]) -> list[str]:
+    others = merged.get(lead.memory.id, [])
+    return [lead.memory.source, *(m.memory.source for m in others)] if others else []
+
+
 def _merge_documents(
     kept: list[Scored], work: _Work
 ) -> tuple[list[Scored], dict[str, list[Scored]]]:
@@ -450,7 +462,7 @@ def _merge_documents(
         source = c.memory.source or ""
         document = source.split("#", 1)[0] if source.startswith("file:") else None
         lead = leads.get(document) if document else None
-        if lead is None or lead.memory.status != c.memory.status:
+        if lead is None or "superseded" in (lead.memory.status, c.memory.status):
             if document:
                 leads[document] = c
             out.append(c)

@@ -118,15 +118,25 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(words(text)))
 
 
-FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical")
+FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "unknown")
 """What the gate model reads of a (query, memory) pair, each in 0..1:
 cosine of the embeddings; IDF coverage of the query's words by the whole text; by the record's
 heading path alone; by its best single unit (one sentence, item or code line: is the answer in
 one place?); whether it holds the query's rarest word that the store knows; the search's BM25
-relative to the best candidate's."""
+relative to the best candidate's; and, for the query as a whole, the share of its weight in words
+no memory holds ("ProGuard", "Helm": a question about what memory never saw)."""
 
 
-def features(query: Query, content: str, cosine: float, lexical: float) -> list[float]:
+def unknown_share(query: Query) -> float:
+    """The share of the query's IDF weight in words no memory holds."""
+    if not query.weights:
+        return 0.0
+    return sum(w for w in query.weights.values() if w >= query.unknown) / query.total
+
+
+def features(
+    query: Query, content: str, cosine: float, lexical: float, unknown: float = 0.0
+) -> list[float]:
     from nous.memory.markdown import units
 
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
@@ -141,6 +151,7 @@ def features(query: Query, content: str, cosine: float, lexical: float) -> list[
         min(1.0, best_unit / total),
         1.0 if rarest is not None and rarest in stems(content) else 0.0,
         max(0.0, min(1.0, lexical)),
+        unknown,
     ]
 
 

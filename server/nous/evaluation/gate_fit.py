@@ -52,6 +52,7 @@ def rows(root: Path, embedder: Embedder) -> list[dict[str, Any]]:
                 cosine, lexical = search.signals(store, words, vector, engine.scopes())
                 frequencies, total = store.document_frequencies(relevance.query_words(words))
                 query = relevance.query(words, frequencies, total)
+                unknown = relevance.unknown_share(relevance.query(q.question, frequencies, total))
                 for memory_id, memory in store.get_many(list(cosine)).items():
                     path = (memory.source or "").removeprefix("file:").split("#")[0]
                     text = _norm(memory.content)
@@ -61,7 +62,7 @@ def rows(root: Path, embedder: Embedder) -> list[dict[str, Any]]:
                         and any(_norm(k) in text for k in q.key_phrases)
                     )
                     values = relevance.features(query, memory.content, cosine[memory_id],
-                                                lexical.get(memory_id, 0.0))  # fmt: skip
+                                                lexical.get(memory_id, 0.0), unknown)  # fmt: skip
                     out.append({"repo": repo, "id": q.id, "kind": q.kind,
                                 "x": values, "y": int(label)})  # fmt: skip
     return out
