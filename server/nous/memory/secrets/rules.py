@@ -1,0 +1,274 @@
+"""Nous's own detection rules: what the library's rule set does not catch in chat memories.
+
+The library (Betterleaks rules) is built for repositories: several vendor formats are reported
+only next to a vendor keyword or paired with a second credential, and generic values are judged
+by entropy alone. Memories are short pasted text, so these rules read context instead (each one
+measured on the corpus in `tests/security/`, see docs/reliability.md):
+
+- assignments to secret-looking names in env, YAML, JSON, TOML, code, XML and HTTP headers,
+  unless the value is a reference (`${DB_PASSWORD}`), a placeholder or a number, or the name is
+  a setting *about* a secret (`SESSION_TOKEN_TTL`, `AUTH_PROVIDER`);
+- passwords in URLs (`redis://:pass@host`) and query strings (Azure SAS `sig=`);
+- command lines (`curl -u user:pass`, `mysql -ppass`, `--password x`, `sshpass -p`, `docker
+  login -p`), `Authorization: Basic/Bearer …` and `.netrc` entries;
+- whole private key blocks (PEM, OpenSSH, PGP including its last line);
+- token shapes the library reports only with context (a lone `AKIA…` key id, Mailgun `key-…`,
+  Discord and Telegram bot tokens, …);
+- bare machine-generated strings, away from where hashes, public keys and data URIs live.
+
+Every pattern starts with a literal (or runs only inside long words) so ordinary text costs a
+few substring searches. `FALLBACK` holds the classic vendor shapes, used only when the library is
+unavailable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from nous.memory.secrets import values
+
+Span = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A token shape: `pattern` starts at a literal; `before`, when set, must match the text
+    just before it (for shapes whose distinctive part is in the middle, like `…:AA…`)."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    before: re.Pattern[str] | None = None
+
+
+def _shape(kind: str, pattern: str, before: str | None = None) -> Shape:
+    return Shape(kind, re.compile(pattern), re.compile(before + r"\Z") if before else None)
+
+
+SHAPES = [
+    _shape("aws-access-key-id", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])"),
+    _shape("mailgun-api-key", r"key-[0-9a-f]{32}(?![\w-])"),
+    _shape("discord-bot-token", r"\.[\w-]{6}\.[\w-]{27,40}(?![\w-])", r"(?<![\w-])[MNO][\w-]{23,27}"),
+    _shape("telegram-bot-token", r":AA[\w-]{33}(?![\w-])", r"(?<![\w:])\d{8,10}"),
+    _shape("new-relic-key", r"NRAK-[A-Z0-9]{27}(?![A-Za-z0-9])"),
+    _shape("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/]{32,}"),
+    _shape("azure-ad-client-secret", r"Q~[\w~.-]{31,34}(?![\w~.-])", r"(?<![\w~.-])[\w~.]{3}\d"),
+    _shape("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    _shape("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|oas|cbt|imt|soat|agent)-[\w-]{20,}"),
+    _shape("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"),
+]
+FALLBACK = [
+    _shape("github-token", r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    _shape("github-token", r"github_pat_\w{82}"),
+    _shape("openai-key", r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}"),
+    _shape("google-api-key", r"AIza[0-9A-Za-z_-]{35}(?![\w-])"),
+    _shape("huggingface-token", r"hf_[A-Za-z]{34}(?![A-Za-z0-9])"),
+    _shape("slack-token", r"xox[abposr]-[A-Za-z0-9-]{10,}"),
+    _shape("slack-webhook", r"hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
+    _shape("stripe-key", r"k_live_[A-Za-z0-9]{20,}", r"[rs]"),
+    _shape("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    _shape("npm-token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    _shape("pypi-token", r"pypi-AgEIcHlwaS5vcmc[\w-]{50,}"),
+    _shape("sendgrid-api-key", r"SG\.[\w-]{22}\.[\w-]{43}(?![\w-])"),
+    _shape("twilio-api-key", r"SK[0-9a-f]{32}(?![A-Za-z0-9])"),
+    _shape("prefixed-token", r"(?:dop_v1_[a-f0-9]{64}|hvs\.[\w-]{90,}|dapi[a-f0-9]{32}"
+           r"|lin_api_[A-Za-z0-9]{40}|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}"
+           r"|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|sbp_[a-f0-9]{40}|gsk_[A-Za-z0-9]{52}"
+           r"|r8_[A-Za-z0-9]{37})"),
+]  # fmt: skip
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"[\s\S]{0,65536}?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+)
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PUBLIC KEY BLOCK)-----"
+    r"[\s\S]{0,65536}?(?:-----END[^-\n]*-----|\Z)"
+)
+# The context patterns below run on the lower-cased text (same offsets).
+_URL_PASSWORD = re.compile(r"://[^\s/:@'\"`<>]*:([^\s/@'\"`<>]+)@[\w\[]")
+_QUERY_SECRET = re.compile(
+    r"[?&;](?:sig|signature|x-amz-signature|password|passwd|pwd|api[_-]?key|apikey"
+    r"|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|key)=([^&\s'\"`#<>]{6,})"
+)
+_CURL_USER = re.compile(r"curl\b[^\n]*?\s(?:-u|--user)(?:\s+|=)?([\"']?)[^\s:\"']*:([^\s\"']+)\1")
+_MYSQL = re.compile(
+    r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n]*?\s-p(['\"]?)([^\s'\"]+)\1"
+)
+_FLAG = re.compile(
+    r"--(?:password|passwd|pass|pwd|token|api-key|apikey|secret|client-secret|auth-token"
+    r"|access-token)(?:=|\s+)(['\"]?)([^\s'\"-][^\s'\"]*)\1"
+)
+_SHORT_FLAG = re.compile(
+    r"(?:sshpass\s+-p|(?:docker|podman|buildah|skopeo|helm\s+registry)\s+login\b[^\n]*?\s-p"
+    r"|redis-cli\b[^\n]*?\s-a)\s*(['\"]?)([^\s'\"]+)\1"
+)
+_AUTH_HEADER = re.compile(
+    r"authorization[\"']?\s*[:=]\s*[\"'`]?"
+    r"(?:basic|bearer|token|digest|apikey|api-key|sso-key|ssws)\s+([a-z0-9+/=._~:-]{8,})"
+)
+_NETRC = re.compile(r"(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(\S+)")
+_XML_SETTING = re.compile(
+    r"""(?:key|name)\s*=\s*["']([^"']{2,80})["']\s+value\s*=\s*["']([^"']{4,300})["']"""
+)
+_KEYWORD = re.compile(r"pass|pwd|secret|token|key|auth|cred|dsn|jwt|bearer")
+_ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$")
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SEPARATOR = re.compile(r"""["'*]*[ \t]*(?:[:=]|(?:is|was)[ \t])""")
+_AFTER_NAME = re.compile(
+    r"""(["']|\*\*)?[ \t]*(:=|=>|==?|:|[ \t]+(?:is|was)[ \t]+)[ \t]*(?:\*\*|__)?[ \t]*"""
+    r"""(?:(["'`])([^"'`\n]{1,300}?)\3|([^\s"'`,;)}\]<>]{1,300}))"""
+)
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,256}={0,2}(?![A-Za-z0-9+/=_-])")
+_DATA_MARKERS = re.compile(
+    r"sha\d+[-:]|h1:|base64,|md5:|integrity|ssh-(?:rsa|dss|ed25519)|ecdsa-sha2|checksum"
+    r"|digest|hash|etag|fingerprint|thumbnail|image|icon|avatar|logo|font|img|src=|data:|nonce"
+    r"|pk_(?:live|test)_"
+)
+_FILE_MAGIC = ("iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "PHN2Zy", "PD94bW", "H4sI", "UEsDB")
+
+
+def scan(text: str, *, fallback: bool = False) -> list[Span]:
+    """Every span these rules find (possibly overlapping)."""
+    low = text.lower()
+    if len(low) != len(text):  # a few non-ASCII letters lower-case to two characters
+        low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    spans = list(_blocks(text))
+    long_words = _long_words(text)
+    spans += _shapes(text, long_words, SHAPES + FALLBACK if fallback else SHAPES)
+    spans += _contexts(text, low)
+    spans += _assignments(text, low)
+    spans += _random_strings(text, low, long_words, [(s, e) for _, s, e in spans])
+    return spans
+
+
+def _long_words(text: str) -> list[tuple[int, int]]:
+    """Spans of the whitespace-separated words of 20+ characters: every token shape and every
+    random string lives inside one."""
+    out, pos = [], 0
+    for word in text.split():
+        at = text.find(word, pos)
+        pos = at + len(word)
+        if len(word) >= 20:
+            out.append((at, pos))
+    return out
+
+
+def _blocks(text: str) -> Iterator[Span]:
+    if "PRIVATE KEY" in text:
+        for m in _PRIVATE_KEY.finditer(text):
+            yield ("private-key", m.start(), m.end())
+
+
+def _shapes(text: str, words: list[tuple[int, int]], shapes: list[Shape]) -> list[Span]:
+    found: list[Span] = []
+    for lo, hi in words:
+        for shape in shapes:
+            for m in shape.pattern.finditer(text, lo, hi):
+                start = m.start()
+                if shape.before is not None:
+                    b = shape.before.search(text, max(lo, start - 40), start)
+                    if b is None:
+                        continue
+                    start = b.start()
+                if start > lo and text[start - 1] in _WORD:
+                    continue
+                found.append((shape.kind, start, m.end()))
+    return found
+
+
+def _contexts(text: str, low: str) -> list[Span]:
+    found: list[Span] = []
+
+    def add(kind: str, pattern: re.Pattern[str], group: int) -> None:
+        for m in pattern.finditer(low):
+            value = text[m.start(group) : m.end(group)]
+            if not values.reference(value) and not values.placeholder(value):
+                found.append((kind, m.start(group), m.end(group)))
+
+    if "://" in low:
+        add("url-password", _URL_PASSWORD, 1)
+    if "=" in low:
+        add("url-secret-parameter", _QUERY_SECRET, 1)
+    if "curl" in low:
+        add("curl-user-password", _CURL_USER, 2)
+    if "mysql" in low or "mariadb" in low:
+        add("mysql-password", _MYSQL, 2)
+    if "--" in low:
+        add("password-flag", _FLAG, 2)
+    if " -p" in low or " -a" in low:
+        add("password-flag", _SHORT_FLAG, 2)
+    if "authorization" in low:
+        add("authorization-header", _AUTH_HEADER, 1)
+    if "password" in low and ("machine" in low or "default" in low):
+        add("netrc-password", _NETRC, 1)
+    if "value" in low:
+        for m in _XML_SETTING.finditer(low):
+            name, value = text[m.start(1) : m.end(1)], text[m.start(2) : m.end(2)]
+            if values.secret_name(name) and values.assigned_value(value, quoted=True):
+                found.append(("assigned-secret", m.start(2), m.end(2)))
+    return found
+
+
+def _assignments(text: str, low: str) -> list[Span]:
+    """`NAME = value` (and `:`, `:=`, `=>`, JSON `"name": "value"`, headers, prose `name is
+    value`) where NAME holds a secret word; found from the keywords out."""
+    found: list[Span] = []
+    done = 0
+    n = len(text)
+    for k in _KEYWORD.finditer(low):
+        if k.start() < done:
+            continue
+        start, end = k.start(), k.end()
+        while start > 0 and text[start - 1] in _ID and k.start() - start < 100:
+            start -= 1
+        while end < n and text[end] in _ID and end - k.end() < 100:
+            end += 1
+        done = end
+        if not _SEPARATOR.match(text, end):
+            continue  # no `=`, `:`, `is` after the name: not an assignment
+        if not values.secret_name(text[start:end].strip(".-$")):
+            continue
+        m = _AFTER_NAME.match(text, end)
+        if m is None:
+            continue
+        sep, quoted = m.group(2), m.group(4) is not None
+        group = 4 if quoted else 5
+        value = m.group(group)
+        if not values.assigned_value(value, quoted=quoted):
+            continue
+        eol = text.find("\n", m.end())
+        rest = text[m.end() : eol if eol != -1 else n]
+        prose = sep.strip() in ("is", "was") or (sep == ":" and not quoted and rest.strip())
+        if prose and not values.credential_like(value):
+            continue  # "the password is required", "secret: see the team vault"
+        found.append(("assigned-secret", m.start(group), m.end(group)))
+        done = m.end()
+    return found
+
+
+def _random_strings(
+    text: str, low: str, words: list[tuple[int, int]], known: list[tuple[int, int]]
+) -> list[Span]:
+    """Bare machine-generated strings, except where hashes, public keys and data live."""
+    found: list[Span] = []
+    public: list[tuple[int, int]] | None = None
+    for lo, hi in words:
+        if hi - lo < 32:
+            continue
+        for m in _CANDIDATE.finditer(text, lo, hi):
+            token = m.group()
+            if token.startswith(_FILE_MAGIC) or not values.random_token(token):
+                continue
+            if any(s <= m.start() and m.end() <= e for s, e in known):
+                continue
+            line_start = low.rfind("\n", 0, m.start()) + 1
+            if _DATA_MARKERS.search(low, max(line_start, m.start() - 48), m.start() + 8):
+                continue
+            if public is None:
+                public = [(b.start(), b.end()) for b in _PUBLIC_BLOCK.finditer(text)]
+            if any(s <= m.start() < e for s, e in public):
+                continue
+            found.append(("high-entropy", m.start(), m.end()))
+    return found

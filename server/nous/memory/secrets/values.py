@@ -1,0 +1,173 @@
+"""Judging a candidate value and the name it is assigned to: what is a secret, what only looks
+like one (references, placeholders, settings about secrets, hashes, public data).
+
+Pure functions over strings; the rules in `rules.py` call them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+# -- names ------------------------------------------------------------------------------------
+
+_SPLIT = re.compile(r"[_.\-$\s]+|(?<=[a-z0-9])(?=[A-Z])")
+_SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential")
+_SECRET_WORDS = frozenset(
+    "pwd pass pw token auth apikey creds bearer jwt accesstoken authtoken refreshtoken bottoken "
+    "privatekey secretkey accesskey signingkey masterkey sessionkey encryptionkey sastoken dsn"
+    .split()
+)
+_KEY_OWNERS = frozenset(
+    "api access secret private master signing encryption license app client service account "
+    "storage subscription admin auth webhook deploy shared session consumer"
+    .split()
+)
+_META = frozenset(
+    "ttl expiry expires expire expiration timeout length len min max lifetime interval days "
+    "hours minutes seconds secs sec ms age count limit size rotation provider providers type "
+    "types backend hasher hashing hash algorithm alg algo mode header headers name names id ids "
+    "url uri urls endpoint host hostname port path file filename dir env var field param prefix "
+    "suffix format policy strategy enabled enable disabled required version label description "
+    "scope scopes kind store manager location source ref hint regex pattern budget usage cost "
+    "rate ratio retries attempts method scheme issuer audience claim claims grant flow cache "
+    "lookup validator validation strength complexity rules changed updated date created reset "
+    "field fields input placeholder help text title message prompt"
+    .split()
+)
+
+
+def words(name: str) -> list[str]:
+    """`DB_PASSWORD` → [db, password]; `apiKey` → [api, key]; `settings.secret_key` → 3 words."""
+    return [w.lower() for w in _SPLIT.split(name) if w]
+
+
+def secret_name(name: str) -> bool:
+    """A name that holds a secret: a secret word in it, and not a setting *about* the secret
+    (`SESSION_TOKEN_TTL`, `AUTH_PROVIDER`, `PASSWORD_MIN_LENGTH`, `api_key_header`)."""
+    parts = words(name)
+    if not parts or parts[-1] in _META:
+        return False
+    for i, w in enumerate(parts):
+        if any(p in w for p in _SECRET_PARTS) or w in _SECRET_WORDS:
+            return True
+        if w.endswith("token") and w not in ("tokens",) and len(w) <= 16:
+            return True
+        if w == "key" and i > 0 and parts[i - 1] in _KEY_OWNERS:
+            return True
+    return False
+
+
+# -- values -----------------------------------------------------------------------------------
+
+_REFERENCE = re.compile(
+    r"""^(?:
+        \$\{?[A-Za-z_][\w.]*\}?            # $VAR ${VAR} ${VAR.x}
+      | \$\{\{.*\}\}?                      # ${{ secrets.X }}
+      | \$\(.*                             # $(command)
+      | \{\{.*\}\}?                        # {{ template }}
+      | \{[A-Za-z_][\w.]*\}                # {name} format field
+      | %\(?[A-Za-z_]\w*\)?[sd%]?          # %(NAME)s %NAME%
+      | @[A-Za-z_]\w*@                     # @VAR@
+      | <[^>]*>?                           # <your-key>
+      | (?:os\.)?(?:environ|getenv)\b.*    # os.environ[...] getenv(...)
+      | process\.env\b.*                   # process.env.X
+      | (?:ENV|env)\s*[\[(.].*             # ENV["X"] env("X")
+      | System\.getenv.*
+    )$""",
+    re.VERBOSE,
+)
+_PLACEHOLDER_WORDS = frozenset(
+    "none null nil true false yes no on off required optional empty missing hashed redacted "
+    "changeme example sample dummy test todo tbd fixme secret password passwd token string str "
+    "int bool any undefined default unset omitted hidden masked value your_token your_password "
+    "your_api_key password123 xxx n/a na tba foo bar baz blank same see"
+    .split()
+)
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\[.*\]?|x{3,}.*|.*x{6,}.*|\*{3,}.*|.*\.{3}.*|…|(?:your|my|the|insert|enter|put|add)"
+    r"[-_ ].*|.*[-_ ]here|.*placeholder.*|.*example.*|redacted.*|<.*)$"
+)
+_NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[smhdw]|ms|min|days?|hours?)?$")
+_PATH = re.compile(r"^(?:~|\.{1,2}|[A-Za-z]:)?[/\\](?:[\w.@-]+[/\\])*[\w.@-]*$")
+_CALL = re.compile(r"^[A-Za-z_][\w.]*\(.*$")
+_ATTRIBUTE = re.compile(r"^([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+$")
+_CODE_OBJECTS = frozenset(
+    "self this cls config cfg conf settings env os process args opts options params request req "
+    "ctx context app secrets vault creds credentials keys props values data user auth client "
+    "session st window document module exports import"
+    .split()
+)
+
+
+def code_reference(value: str) -> bool:
+    """`get_password()`, `settings.DB_PASSWORD`, `self.token`: code that reads a secret, not a
+    secret (`ember.canyon11` is a password, not an attribute)."""
+    if _CALL.match(value):
+        return True
+    m = _ATTRIBUTE.match(value)
+    if m is None or random_token(value):
+        return False
+    return m.group(1) in _CODE_OBJECTS or bool(re.search(r"\.[A-Z][A-Z0-9]*_[A-Z0-9_]+$", value))
+
+
+
+def reference(value: str) -> bool:
+    """A reference to a secret kept elsewhere (`$DB_PASSWORD`, `${{ secrets.X }}`, a template)."""
+    return bool(_REFERENCE.match(value.strip()))
+
+
+def placeholder(value: str) -> bool:
+    v = value.strip().strip("\"'`")
+    return v.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER.match(v))
+
+
+def assigned_value(value: str, *, quoted: bool) -> bool:
+    """Whether a value assigned to a secret-looking name is itself a secret."""
+    v = value.strip()
+    if len(v) < 4 or reference(v) or placeholder(v) or _NUMBER.match(v):
+        return False
+    if not quoted and (_PATH.match(v) or code_reference(v)):
+        return False  # `PWD=/home/me`, `password = settings.DB_PASSWORD`, `token = get()`
+    return not v.startswith("[REDACTED")
+
+
+def credential_like(value: str) -> bool:
+    """In prose ("the password is …", "secret: see the vault"), a value counts only when it has
+    a digit or symbol, or mixed case."""
+    if re.search(r"[0-9!@#$%^&*+/_=~-]", value):
+        return True
+    return len(value) >= 8 and value != value.lower() and value != value.upper()
+
+
+# -- randomness -------------------------------------------------------------------------------
+
+
+def entropy(text: str) -> float:
+    counts = Counter(text)
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+_WORDY = re.compile(r"[A-Za-z][a-z]{3,}|[A-Z]{4,}")
+_VOWEL = re.compile(r"[aeiouAEIOU]")
+
+
+def random_token(token: str) -> bool:
+    """A bare string that looks machine-generated: long, mixed upper/lower/digits, high entropy,
+    and not made of words (identifiers, paths) or hex/UUID digests."""
+    core = token.rstrip("=")
+    if len(core) < 32:
+        return False
+    if re.fullmatch(r"[0-9a-fA-F-]+", core):
+        return False  # git SHAs, UUIDs, hex digests
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if upper < 2 or lower < 2 or digits < 2:
+        return False
+    wordy = sum(len(m.group()) for m in _WORDY.finditer(core) if _VOWEL.search(m.group()))
+    if wordy >= 0.5 * len(core):
+        return False  # long identifiers and paths
+    return entropy(core) >= 4.0
