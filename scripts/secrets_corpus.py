@@ -21,10 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "security"))
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "server"))
 
-import corpus  # noqa: E402
+from tests.security import corpus  # noqa: E402
 
 Spans = list[tuple[int, int]]
 Scan = Callable[[str], Spans]
@@ -187,11 +187,11 @@ def main() -> None:
     print(f"\n{'look-alike class':<32} touched")
     for name, (hit, n) in r["per_class"].items():  # type: ignore[attr-defined]
         print(f"{name:<32} {hit}/{n}{'   <-- touched' if hit else ''}")
-    caught, total = r["caught"], r["secrets"]
-    touched, looks = r["touched"], r["lookalikes"]
+    caught, total = int(r["caught"]), int(r["secrets"])  # type: ignore[call-overload]
+    touched, looks = int(r["touched"]), int(r["lookalikes"])  # type: ignore[call-overload]
     print(
-        f"\n{args.scanner}: caught {caught}/{total} ({caught / total:.1%}) over {r['formats']} formats; "  # type: ignore[operator]
-        f"look-alikes touched {touched}/{looks} ({touched / looks:.1%}); "  # type: ignore[operator]
+        f"\n{args.scanner}: caught {caught}/{total} ({caught / total:.1%}) "
+        f"over {r['formats']} formats; look-alikes touched {touched}/{looks} ({touched / looks:.1%}); "
         f"{r['us_per_kb']:.0f} µs/KB, {r['us_per_500_chars']:.0f} µs per 500-char memory, "
         f"setup {setup:.2f} s (seed {args.seed})"
     )

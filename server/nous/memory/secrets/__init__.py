@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from nous.memory.secrets import library, rules
+from nous.memory.secrets import library, rules, values
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,11 @@ def find(text: str) -> list[Redaction]:
     """Every secret-looking span, merged where they overlap, in text order."""
     if not text:
         return []
-    spans = library.scan(text)
+    spans = [
+        s
+        for s in library.scan(text)
+        if not values.placeholder(text[s[1] : s[2]]) and not values.reference(text[s[1] : s[2]])
+    ]  # the library's generic URI rule takes `postgres://user:password@localhost` for real
     spans += rules.scan(text, fallback=not library.available())
     spans.sort(key=lambda s: (s[1], -s[2]))
     merged: list[Redaction] = []

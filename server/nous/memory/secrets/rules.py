@@ -49,7 +49,9 @@ def _shape(kind: str, pattern: str, before: str | None = None) -> Shape:
 SHAPES = [
     _shape("aws-access-key-id", r"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])"),
     _shape("mailgun-api-key", r"key-[0-9a-f]{32}(?![\w-])"),
-    _shape("discord-bot-token", r"\.[\w-]{6}\.[\w-]{27,40}(?![\w-])", r"(?<![\w-])[MNO][\w-]{23,27}"),
+    _shape(
+        "discord-bot-token", r"\.[\w-]{6}\.[\w-]{27,40}(?![\w-])", r"(?<![\w-])[MNO][\w-]{23,27}"
+    ),
     _shape("telegram-bot-token", r":AA[\w-]{33}(?![\w-])", r"(?<![\w:])\d{8,10}"),
     _shape("new-relic-key", r"NRAK-[A-Z0-9]{27}(?![A-Za-z0-9])"),
     _shape("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/]{32,}"),
@@ -57,6 +59,13 @@ SHAPES = [
     _shape("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
     _shape("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|oas|cbt|imt|soat|agent)-[\w-]{20,}"),
     _shape("shopify-token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"),
+    _shape("firebase-server-key", r":APA91b[\w-]{100,}", r"(?<![\w-])AAAA[\w-]{7}"),
+    _shape("doppler-token", r"dp\.(?:st|sa|ct|scim|audit)\.[\w.-]{40,}"),
+    _shape(
+        "discord-webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{60,}",
+    ),
+    _shape("aws-session-token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/=]{100,}"),
 ]
 FALLBACK = [
     _shape("github-token", r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
@@ -86,7 +95,8 @@ _PUBLIC_BLOCK = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PUBLIC KEY BLOCK)-----"
     r"[\s\S]{0,65536}?(?:-----END[^-\n]*-----|\Z)"
 )
-# The context patterns below run on the lower-cased text (same offsets).
+# The context patterns below run on the lower-cased text (same offsets), except the command-line
+# flags, where case matters (`mysql -P3306` is a port, `-p` a password).
 _URL_PASSWORD = re.compile(r"://[^\s/:@'\"`<>]*:([^\s/@'\"`<>]+)@[\w\[]")
 _QUERY_SECRET = re.compile(
     r"[?&;](?:sig|signature|x-amz-signature|password|passwd|pwd|api[_-]?key|apikey"
@@ -94,7 +104,7 @@ _QUERY_SECRET = re.compile(
 )
 _CURL_USER = re.compile(r"curl\b[^\n]*?\s(?:-u|--user)(?:\s+|=)?([\"']?)[^\s:\"']*:([^\s\"']+)\1")
 _MYSQL = re.compile(
-    r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n]*?\s-p(['\"]?)([^\s'\"]+)\1"
+    r"(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n]*?\s-p(['\"]?)([^\s'\"]+)\1"
 )
 _FLAG = re.compile(
     r"--(?:password|passwd|pass|pwd|token|api-key|apikey|secret|client-secret|auth-token"
@@ -108,24 +118,34 @@ _AUTH_HEADER = re.compile(
     r"authorization[\"']?\s*[:=]\s*[\"'`]?"
     r"(?:basic|bearer|token|digest|apikey|api-key|sso-key|ssws)\s+([a-z0-9+/=._~:-]{8,})"
 )
-_NETRC = re.compile(r"(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(\S+)")
+_NETRC = re.compile(
+    r"(?m)^[ \t]*(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(\S+)"
+)
+_PGPASS = re.compile(r"(?m)^[ \t]*[\w.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(\S+)[ \t]*$")
+_TERRAFORM = re.compile(r'variable\s+"([^"]+)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]{4,4096})"')
 _XML_SETTING = re.compile(
     r"""(?:key|name)\s*=\s*["']([^"']{2,80})["']\s+value\s*=\s*["']([^"']{4,300})["']"""
 )
-_KEYWORD = re.compile(r"pass|pwd|secret|token|key|auth|cred|dsn|jwt|bearer")
-_ID = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$")
-_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_SEPARATOR = re.compile(r"""["'*]*[ \t]*(?:[:=]|(?:is|was)[ \t])""")
-_AFTER_NAME = re.compile(
-    r"""(["']|\*\*)?[ \t]*(:=|=>|==?|:|[ \t]+(?:is|was)[ \t]+)[ \t]*(?:\*\*|__)?[ \t]*"""
-    r"""(?:(["'`])([^"'`\n]{1,300}?)\3|([^\s"'`,;)}\]<>]{1,300}))"""
+_KEYWORD = re.compile(
+    r"pass|pwd|secret|token|key|auth|cred|dsn|jwt|bearer|pat|kennwort|contrase|senha|пароль|密码"
+    r"|パスワード"
 )
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SEPARATOR = re.compile(
+    r"""(?:\\?["'\]]|\*)*[ \t]*(?:[:=,|]|(?:is|was)[ \t]|(?:for|to|of|on)[ \t])"""
+)
+_AFTER_NAME = re.compile(
+    r"""(\\?["']\]?|\*\*)?[ \t]*(:=|=>|==?|:|,|\||[ \t]+(?:is|was)[ \t]+)[ \t]*(?:\*\*|__)?[ \t]*"""
+    r"""(?:\\?(["'`])([^"'`\n\\]{1,4096}?)\\?\3|([^\s"'`,;)}\]<>|]{1,4096}))"""
+)
+_PROSE_LINK = re.compile(r"[ \t]+(?:for|to|of|on)[ \t]+[\w .@/-]{1,40}?(?=[ \t]*(?::|is |was |=))")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,256}={0,2}(?![A-Za-z0-9+/=_-])")
 _DATA_MARKERS = re.compile(
     r"sha\d+[-:]|h1:|base64,|md5:|integrity|ssh-(?:rsa|dss|ed25519)|ecdsa-sha2|checksum"
     r"|digest|hash|etag|fingerprint|thumbnail|image|icon|avatar|logo|font|img|src=|data:|nonce"
-    r"|pk_(?:live|test)_"
+    r"|pk_(?:live|test)_|\"sig\"|signature|keyid|ipfs|bafy|onion"
 )
+_CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")
 _FILE_MAGIC = ("iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "PHN2Zy", "PD94bW", "H4sI", "UEsDB")
 
 
@@ -174,6 +194,8 @@ def _shapes(text: str, words: list[tuple[int, int]], shapes: list[Shape]) -> lis
                     start = b.start()
                 if start > lo and text[start - 1] in _WORD:
                     continue
+                if values.placeholder(text[start : m.end()]):
+                    continue  # `AKIAXXXXXXXXXXXXXXXX` in a README
                 found.append((shape.kind, start, m.end()))
     return found
 
@@ -181,11 +203,22 @@ def _shapes(text: str, words: list[tuple[int, int]], shapes: list[Shape]) -> lis
 def _contexts(text: str, low: str) -> list[Span]:
     found: list[Span] = []
 
-    def add(kind: str, pattern: re.Pattern[str], group: int) -> None:
-        for m in pattern.finditer(low):
+    def add(kind: str, pattern: re.Pattern[str], group: int, *, on: str = low,
+            quote: int | None = None, prose: bool = False) -> None:  # fmt: skip
+        for m in pattern.finditer(on):
             value = text[m.start(group) : m.end(group)]
-            if not values.reference(value) and not values.placeholder(value):
-                found.append((kind, m.start(group), m.end(group)))
+            if values.reference(value) or values.placeholder(value):
+                continue
+            quoted = quote is not None and bool(m.group(quote))
+            if (
+                prose
+                and not quoted
+                and not (
+                    values.assigned_value(value, quoted=False) and values.credential_like(value)
+                )
+            ):
+                continue  # "run it with --password to be prompted"
+            found.append((kind, m.start(group), m.end(group)))
 
     if "://" in low:
         add("url-password", _URL_PASSWORD, 1)
@@ -194,15 +227,21 @@ def _contexts(text: str, low: str) -> list[Span]:
     if "curl" in low:
         add("curl-user-password", _CURL_USER, 2)
     if "mysql" in low or "mariadb" in low:
-        add("mysql-password", _MYSQL, 2)
+        add("mysql-password", _MYSQL, 2, on=text)
     if "--" in low:
-        add("password-flag", _FLAG, 2)
-    if " -p" in low or " -a" in low:
-        add("password-flag", _SHORT_FLAG, 2)
+        add("password-flag", _FLAG, 2, quote=1, prose=True)
+    if " -p" in text or " -a" in text:
+        add("password-flag", _SHORT_FLAG, 2, on=text)
     if "authorization" in low:
         add("authorization-header", _AUTH_HEADER, 1)
     if "password" in low and ("machine" in low or "default" in low):
-        add("netrc-password", _NETRC, 1)
+        add("netrc-password", _NETRC, 1, prose=True)
+    if text.count(":") >= 4:
+        add("pgpass-password", _PGPASS, 1, on=text, prose=True)
+    if "variable" in low and "default" in low:
+        for m in _TERRAFORM.finditer(text):
+            if values.secret_name(m.group(1)) and values.assigned_value(m.group(2), quoted=True):
+                found.append(("assigned-secret", m.start(2), m.end(2)))
     if "value" in low:
         for m in _XML_SETTING.finditer(low):
             name, value = text[m.start(1) : m.end(1)], text[m.start(2) : m.end(2)]
@@ -212,8 +251,9 @@ def _contexts(text: str, low: str) -> list[Span]:
 
 
 def _assignments(text: str, low: str) -> list[Span]:
-    """`NAME = value` (and `:`, `:=`, `=>`, JSON `"name": "value"`, headers, prose `name is
-    value`) where NAME holds a secret word; found from the keywords out."""
+    """`NAME = value` (and `:`, `:=`, `=>`, JSON `"name": "value"`, headers, `define('NAME',
+    'value')`, a table row `| NAME | value |`, prose `the NAME for staging is value`) where NAME
+    holds a secret word; found from the keywords out, so ordinary text costs one search."""
     found: list[Span] = []
     done = 0
     n = len(text)
@@ -221,30 +261,74 @@ def _assignments(text: str, low: str) -> list[Span]:
         if k.start() < done:
             continue
         start, end = k.start(), k.end()
-        while start > 0 and text[start - 1] in _ID and k.start() - start < 100:
+        while start > 0 and _name_char(text[start - 1]) and k.start() - start < 100:
             start -= 1
-        while end < n and text[end] in _ID and end - k.end() < 100:
+        while end < n and _name_char(text[end]) and end - k.end() < 100:
             end += 1
         done = end
         if not _SEPARATOR.match(text, end):
-            continue  # no `=`, `:`, `is` after the name: not an assignment
+            continue  # no `=`, `:`, `is`, … after the name: not an assignment
+        if text[start] == "$" or text[max(0, start - 2) : start] == "${":
+            continue  # `$DB_PASSWORD`, `${DB_PASSWORD:-postgres}`: a reference
         if not values.secret_name(text[start:end].strip(".-$")):
             continue
-        m = _AFTER_NAME.match(text, end)
+        at, linked = end, _PROSE_LINK.match(text, end)
+        if linked:
+            at = linked.end()  # "password for staging: …", "token for the API is …"
+        m = _AFTER_NAME.match(text, at)
         if m is None:
             continue
-        sep, quoted = m.group(2), m.group(4) is not None
+        sep, quoted = m.group(2).strip(), m.group(4) is not None
+        if sep == "," and not (quoted and start > 0 and text[start - 1] in "\"'"):
+            continue  # only `define('NAME', 'value')`-style pairs
         group = 4 if quoted else 5
         value = m.group(group)
         if not values.assigned_value(value, quoted=quoted):
             continue
         eol = text.find("\n", m.end())
-        rest = text[m.end() : eol if eol != -1 else n]
-        prose = sep.strip() in ("is", "was") or (sep == ":" and not quoted and rest.strip())
+        rest = text[m.end() : eol if eol != -1 else n].strip()
+        prose = bool(linked) or sep in ("is", "was", "|") or (sep == ":" and not quoted and rest)
         if prose and not values.credential_like(value):
             continue  # "the password is required", "secret: see the team vault"
         found.append(("assigned-secret", m.start(group), m.end(group)))
         done = m.end()
+    return found + _table_columns(text, low)
+
+
+def _name_char(c: str) -> bool:
+    return c.isalnum() or c in "_.-$"
+
+
+def _table_columns(text: str, low: str) -> list[Span]:
+    """A Markdown table whose header names a secret column (`| user | password |`): that
+    column's cells."""
+    found: list[Span] = []
+    if "|" not in text or not ("pass" in low or "secret" in low or "token" in low or "key" in low):
+        return found
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for i, line in enumerate(lines[:-2]):
+        if not line.lstrip().startswith("|") or not set(lines[i + 1].strip()) <= set("|:- "):
+            continue
+        header = [c.strip() for c in line.strip().strip("|").split("|")]
+        secret_cols = {j for j, c in enumerate(header) if values.secret_name(c)}
+        for k in range(i + 2, len(lines)):
+            row = lines[k]
+            if not row.lstrip().startswith("|"):
+                break
+            pos = offsets[k] + row.index("|") + 1
+            for j, cell in enumerate(row.strip().strip("|").split("|")):
+                value = cell.strip()
+                if (
+                    j in secret_cols
+                    and values.assigned_value(value, quoted=False)
+                    and values.credential_like(value)
+                ):
+                    at = text.index(value, pos)
+                    found.append(("table-secret", at, at + len(value)))
+                pos += len(cell) + 1
     return found
 
 
@@ -259,7 +343,9 @@ def _random_strings(
             continue
         for m in _CANDIDATE.finditer(text, lo, hi):
             token = m.group()
-            if token.startswith(_FILE_MAGIC) or not values.random_token(token):
+            if token.startswith(_FILE_MAGIC) or _CID.fullmatch(token):
+                continue
+            if not values.random_token(token):
                 continue
             if any(s <= m.start() and m.end() <= e for s, e in known):
                 continue

@@ -13,16 +13,18 @@ from collections import Counter
 # -- names ------------------------------------------------------------------------------------
 
 _SPLIT = re.compile(r"[_.\-$\s]+|(?<=[a-z0-9])(?=[A-Z])")
-_SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "credential")
+_SECRET_PARTS = (
+    "password", "passwd", "passphrase", "secret", "credential",
+    "passwort", "kennwort", "contraseña", "contrasena", "senha", "пароль", "密码", "パスワード",
+)  # fmt: skip
 _SECRET_WORDS = frozenset(
-    "pwd pass pw token auth apikey creds bearer jwt accesstoken authtoken refreshtoken bottoken "
-    "privatekey secretkey accesskey signingkey masterkey sessionkey encryptionkey sastoken dsn"
-    .split()
+    "pwd pass pw pat token auth apikey creds bearer jwt accesstoken authtoken refreshtoken "
+    "bottoken privatekey secretkey accesskey signingkey masterkey sessionkey encryptionkey "
+    "sastoken dsn".split()
 )
 _KEY_OWNERS = frozenset(
     "api access secret private master signing encryption license app client service account "
-    "storage subscription admin auth webhook deploy shared session consumer"
-    .split()
+    "storage subscription admin auth webhook deploy shared session consumer".split()
 )
 _META = frozenset(
     "ttl expiry expires expire expiration timeout length len min max lifetime interval days "
@@ -33,8 +35,7 @@ _META = frozenset(
     "scope scopes kind store manager location source ref hint regex pattern budget usage cost "
     "rate ratio retries attempts method scheme issuer audience claim claims grant flow cache "
     "lookup validator validation strength complexity rules changed updated date created reset "
-    "field fields input placeholder help text title message prompt"
-    .split()
+    "field fields input placeholder help text title message prompt".split()
 )
 
 
@@ -63,8 +64,14 @@ def secret_name(name: str) -> bool:
 
 _REFERENCE = re.compile(
     r"""^(?:
-        \$\{?[A-Za-z_][\w.]*\}?            # $VAR ${VAR} ${VAR.x}
+        \$[A-Za-z_][\w.]*                  # $VAR $VAR.x
+      | \$\{[^}]*\}?                       # ${VAR} ${VAR:-default}
       | \$\{\{.*\}\}?                      # ${{ secrets.X }}
+      | \(\(.*                             # ((concourse-var))
+      | !!?(?i:vault|secret|ref|sub|getatt|importvalue|env|env_var|include|reference|join
+           |select|findinmap|base64|binary|cmd|file|encrypted)(?:\s.*)?   # YAML tags
+      | ENC\[.*                            # sops-encrypted value
+      | [:@?][A-Za-z_]\w*                  # SQL bind parameters :password @token ?name
       | \$\(.*                             # $(command)
       | \{\{.*\}\}?                        # {{ template }}
       | \{[A-Za-z_][\w.]*\}                # {name} format field
@@ -82,22 +89,29 @@ _PLACEHOLDER_WORDS = frozenset(
     "none null nil true false yes no on off required optional empty missing hashed redacted "
     "changeme example sample dummy test todo tbd fixme secret password passwd token string str "
     "int bool any undefined default unset omitted hidden masked value your_token your_password "
-    "your_api_key password123 xxx n/a na tba foo bar baz blank same see"
-    .split()
+    "your_api_key password123 xxx n/a na tba foo bar baz blank same see "
+    # mechanisms, not values: `auth: oauth2`, `password_encoder: bcrypt`
+    "basic bearer oauth oauth1 oauth2 oidc saml saml2 jwt apikey api_key ldap kerberos ntlm "
+    "digest mtls tls iam sso cookie header query hmac rsa ecdsa ed25519 hs256 hs512 rs256 rs512 "
+    "es256 plain plaintext md5 sha1 sha256 sha512 argon2 argon2id bcrypt scrypt pbkdf2".split()
 )
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\[.*\]?|x{3,}.*|.*x{6,}.*|\*{3,}.*|.*\.{3}.*|…|(?:your|my|the|insert|enter|put|add)"
     r"[-_ ].*|.*[-_ ]here|.*placeholder.*|.*example.*|redacted.*|<.*)$"
 )
-_NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[smhdw]|ms|min|days?|hours?)?$")
+_NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[smhdw%]|ms|min|days?|hours?|/\d+)?$")
 _PATH = re.compile(r"^(?:~|\.{1,2}|[A-Za-z]:)?[/\\](?:[\w.@-]+[/\\])*[\w.@-]*$")
-_CALL = re.compile(r"^[A-Za-z_][\w.]*\(.*$")
+_RELATIVE_PATH = re.compile(r"^\.?[\w-]+(?:/[\w.-]+)+$")
+_KEY_FILE = re.compile(
+    r"^[\w.-]+\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|txt|env|ya?ml|toml|ini|conf|gpg|asc|pub)$"
+)
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[].*$")
 _ATTRIBUTE = re.compile(r"^([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+$")
 _CODE_OBJECTS = frozenset(
     "self this cls config cfg conf settings env os process args opts options params request req "
     "ctx context app secrets vault creds credentials keys props values data user auth client "
-    "session st window document module exports import"
-    .split()
+    "session st window document module exports import".split()
 )
 
 
@@ -112,7 +126,6 @@ def code_reference(value: str) -> bool:
     return m.group(1) in _CODE_OBJECTS or bool(re.search(r"\.[A-Z][A-Z0-9]*_[A-Z0-9_]+$", value))
 
 
-
 def reference(value: str) -> bool:
     """A reference to a secret kept elsewhere (`$DB_PASSWORD`, `${{ secrets.X }}`, a template)."""
     return bool(_REFERENCE.match(value.strip()))
@@ -123,13 +136,22 @@ def placeholder(value: str) -> bool:
     return v.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER.match(v))
 
 
+def path(value: str) -> bool:
+    """`/run/secrets/db`, `keys/dev.pem`, `~/.ssh/id_ed25519`: where a secret is kept."""
+    if _PATH.match(value) or _KEY_FILE.match(value):
+        return True
+    return bool(_RELATIVE_PATH.match(value)) and not random_token(value)
+
+
 def assigned_value(value: str, *, quoted: bool) -> bool:
     """Whether a value assigned to a secret-looking name is itself a secret."""
     v = value.strip()
     if len(v) < 4 or reference(v) or placeholder(v) or _NUMBER.match(v):
         return False
-    if not quoted and (_PATH.match(v) or code_reference(v)):
+    if not quoted and (path(v) or code_reference(v)):
         return False  # `PWD=/home/me`, `password = settings.DB_PASSWORD`, `token = get()`
+    if not quoted and _IDENTIFIER.match(v) and not any(c.isdigit() for c in v) and secret_name(v):
+        return False  # `api_key=api_key`, `secret_key: SECRET_KEY`: a variable, not a value
     return not v.startswith("[REDACTED")
 
 
@@ -151,12 +173,24 @@ def entropy(text: str) -> float:
 
 
 _WORDY = re.compile(r"[A-Za-z][a-z]{3,}|[A-Z]{4,}")
-_VOWEL = re.compile(r"[aeiouAEIOU]")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def wordy(token: str) -> bool:
+    """Made of words: most of it in letter runs, with the vowels words have (random letters are
+    ~23 % vowels, English words ~40 %)."""
+    runs = [m.group() for m in _WORDY.finditer(token)]
+    letters = sum(map(len, runs))
+    if letters < 0.5 * len(token):
+        return False
+    vowels = sum(c in _VOWELS for run in runs for c in run)
+    return vowels >= 0.3 * letters
 
 
 def random_token(token: str) -> bool:
-    """A bare string that looks machine-generated: long, mixed upper/lower/digits, high entropy,
-    and not made of words (identifiers, paths) or hex/UUID digests."""
+    """A bare string that looks machine-generated: long, mixed upper/lower/digits (or 40+
+    lower-case base32-like characters with many digits), high entropy, and not made of words
+    (identifiers, paths) or hex/UUID digests."""
     core = token.rstrip("=")
     if len(core) < 32:
         return False
@@ -165,9 +199,11 @@ def random_token(token: str) -> bool:
     upper = sum(c.isupper() for c in core)
     lower = sum(c.islower() for c in core)
     digits = sum(c.isdigit() for c in core)
-    if upper < 2 or lower < 2 or digits < 2:
+    n = len(core)
+    mixed = upper >= 2 and lower >= 2 and (digits >= 2 or min(upper, lower) >= 0.2 * n)
+    one_case = upper == 0 and n >= 40 and digits >= 0.12 * n and core.isalnum()
+    if not (mixed or one_case):  # one_case: base32 tokens (Azure DevOps), not URL paths
         return False
-    wordy = sum(len(m.group()) for m in _WORDY.finditer(core) if _VOWEL.search(m.group()))
-    if wordy >= 0.5 * len(core):
+    if wordy(core):
         return False  # long identifiers and paths
     return entropy(core) >= 4.0
