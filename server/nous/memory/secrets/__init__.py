@@ -38,7 +38,7 @@ def find(text: str) -> list[Redaction]:
         for s in library.scan(text)
         if not values.placeholder(text[s[1] : s[2]]) and not values.reference(text[s[1] : s[2]])
     ]  # the library's generic URI rule takes `postgres://user:password@localhost` for real
-    spans += rules.scan(text, fallback=not library.available())
+    spans += rules.scan(text)
     spans.sort(key=lambda s: (s[1], -s[2]))
     merged: list[Redaction] = []
     for kind, start, end in spans:

@@ -97,7 +97,7 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\[.*\]?|x{3,}.*|.*x{6,}.*|\*{3,}.*|.*\.{3}.*|…|(?:your|my|the|insert|enter|put|add)"
-    r"[-_ ].*|.*[-_ ]here|.*placeholder.*|.*example.*|redacted.*|<.*)$"
+    r"[-_ ].*|.*[-_ ]here|.*placeholder.*|redacted.*|<.*)$"
 )
 _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:[smhdw%]|ms|min|days?|hours?|/\d+)?$")
 _PATH = re.compile(r"^(?:~|\.{1,2}|[A-Za-z]:)?[/\\](?:[\w.@-]+[/\\])*[\w.@-]*$")
@@ -185,6 +185,13 @@ def wordy(token: str) -> bool:
         return False
     vowels = sum(c in _VOWELS for run in runs for c in run)
     return vowels >= 0.3 * letters
+
+
+def token_body(token: str) -> bool:
+    """A prefixed token's characters are generated: digits or both cases, not words."""
+    has_digit = any(c.isdigit() for c in token)
+    mixed = any(c.isupper() for c in token) and any(c.islower() for c in token)
+    return (has_digit or mixed) and not wordy(token)
 
 
 def random_token(token: str) -> bool:
