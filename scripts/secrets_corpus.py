@@ -1,7 +1,8 @@
 """Measure a secret scanner on the generated corpus (tests/security/corpus.py): per-format catch
 rate, look-alikes touched, speed. Runs under any Python that has the scanner installed:
 
-    scripts/secrets-corpus                       # Nous's own redaction, in the project venv
+    scripts/secrets-corpus                       # Nous's redaction, in the project venv
+    NOUS_SECRETS_ENGINE=builtin scripts/secrets-corpus     # Nous's own rules alone
     /tmp/sv-kf/bin/python scripts/secrets_corpus.py --scanner kingfisher
     (scanners: nous, kingfisher, kingfisher-low, betterleaks, detect-secrets[-file])
 
@@ -18,6 +19,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,6 +30,13 @@ from tests.security import corpus  # noqa: E402
 
 Spans = list[tuple[int, int]]
 Scan = Callable[[str], Spans]
+MEMORY = (
+    "Use the staging database for the load test; the runbook is in docs/runbook.md and the "
+    "dashboards live under Grafana > Payments. Decision: the auth service keeps session tokens "
+    "in Redis with a 15 minute TTL; password resets go through the token endpoint, see "
+    "docs/adr/0007-auth.md and https://github.com/acme/api/pull/12. "
+)[:500]
+"""A typical 500-character memory: prose that mentions tokens and passwords, holds none."""
 
 
 def _byte_to_char(text: str) -> Callable[[int], int]:
@@ -54,28 +63,28 @@ def nous_scanner() -> Scan:
 def kingfisher_scanner(confidence: str) -> Scan:
     from kingfisher_sdk import Rules, Scanner
 
-    scanner = Scanner(Rules(confidence=confidence))
+    scanner = Scanner(Rules(confidence=confidence))  # type: ignore[arg-type]
 
     def scan(text: str) -> Spans:
         to_char = _byte_to_char(text)
-        out = []
-        for f in scanner.scan(text):
-            loc = f.location
-            out.append((to_char(loc["start_offset"]), to_char(loc["end_offset"])))
-        return out
+        return [
+            (to_char(f.location["start_offset"]), to_char(f.location["end_offset"]))
+            for f in scanner.scan(text)
+        ]
 
     return scan
 
 
 def betterleaks_scanner() -> Scan:
-    import betterleaks
+    import betterleaks  # type: ignore[import-not-found]
 
     return lambda text: _value_spans(text, [f.secret for f in betterleaks.scan_string(text)])
 
 
 def detect_secrets_scanner() -> Scan:
-    from detect_secrets.core.scan import scan_line
-    from detect_secrets.settings import default_settings
+    """detect-secrets' ad-hoc string scan (`scan_line`, every plugin, its filters off)."""
+    from detect_secrets.core.scan import scan_line  # type: ignore[import-not-found]
+    from detect_secrets.settings import default_settings  # type: ignore[import-not-found]
 
     def scan(text: str) -> Spans:
         with default_settings():
@@ -114,24 +123,49 @@ SCANNERS: dict[str, Callable[[], Scan]] = {
 }
 
 
-def measure(scan: Scan, data: corpus.Corpus) -> dict[str, object]:
+@dataclass
+class Figures:
+    scanner: str
+    seed: int
+    secrets: int = 0
+    formats: int = 0
+    caught: int = 0
+    lookalikes: int = 0
+    touched: int = 0
+    us_per_kb: float = 0.0
+    us_per_memory: float = 0.0
+    setup_s: float = 0.0
+    per_format: dict[str, list[int]] = field(default_factory=dict)
+    per_class: dict[str, list[int]] = field(default_factory=dict)
+    missed: list[str] = field(default_factory=list)
+    touched_texts: list[str] = field(default_factory=list)
+
+
+def measure(name: str, seed: int) -> Figures:
+    t0 = time.perf_counter()
+    scan = SCANNERS[name]()
+    scan("warm up: the library compiles its rules on first use")
+    r = Figures(name, seed, setup_s=time.perf_counter() - t0)
+    data = corpus.generate(seed)
     per_format: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    missed: list[str] = []
     for s in data.secrets:
         spans = scan(s.text)
         ok = all(corpus.covered(s.text, spans, v) for v in s.values)
         per_format[s.format][0] += ok
         per_format[s.format][1] += 1
         if not ok:
-            missed.append(s.text)
+            r.missed.append(s.text)
     per_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    touched: list[str] = []
     for la in data.lookalikes:
         hit = bool(scan(la.text))
         per_class[la.kind][0] += hit
         per_class[la.kind][1] += 1
         if hit:
-            touched.append(la.text)
+            r.touched_texts.append(la.text)
+    r.per_format, r.per_class = dict(sorted(per_format.items())), dict(sorted(per_class.items()))
+    r.secrets, r.formats = len(data.secrets), len(per_format)
+    r.caught = sum(v[0] for v in per_format.values())
+    r.lookalikes, r.touched = len(data.lookalikes), sum(v[0] for v in per_class.values())
     texts = [s.text for s in data.secrets] + [la.text for la in data.lookalikes]
     size = sum(len(t.encode()) for t in texts)
     runs = []
@@ -140,65 +174,46 @@ def measure(scan: Scan, data: corpus.Corpus) -> dict[str, object]:
         for t in texts:
             scan(t)
         runs.append(time.perf_counter() - t0)
-    memory = (
-        "Use the staging database for the load test; the runbook is in docs/runbook.md and the "
-        "dashboards live under Grafana > Payments. " * 4
-    )[:500]
-    t0 = time.perf_counter()
-    for _ in range(200):
-        scan(memory)
-    per_memory = (time.perf_counter() - t0) / 200
-    caught = sum(v[0] for v in per_format.values())
-    flagged = sum(v[0] for v in per_class.values())
-    return {
-        "secrets": len(data.secrets),
-        "formats": len(per_format),
-        "caught": caught,
-        "lookalikes": len(data.lookalikes),
-        "touched": flagged,
-        "us_per_kb": statistics.median(runs) / (size / 1024) * 1e6,
-        "us_per_500_chars": per_memory * 1e6,
-        "per_format": {k: v for k, v in sorted(per_format.items())},
-        "per_class": {k: v for k, v in sorted(per_class.items())},
-        "missed": missed,
-        "touched_texts": touched,
-    }
+    r.us_per_kb = statistics.median(runs) / (size / 1024) * 1e6
+    per_memory = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for i in range(200):
+            scan(MEMORY + str(i))  # a new string each time: no cache helps
+        per_memory.append((time.perf_counter() - t0) / 200)
+    r.us_per_memory = statistics.median(per_memory) * 1e6
+    return r
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--scanner", choices=sorted(SCANNERS), default="nous")
     ap.add_argument("--seed", type=int, default=corpus.SEED)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--show", action="store_true", help="print missed and touched texts")
     args = ap.parse_args()
-    t0 = time.perf_counter()
-    scan = SCANNERS[args.scanner]()
-    setup = time.perf_counter() - t0
-    data = corpus.generate(args.seed)
-    r = measure(scan, data)
-    r["setup_s"] = setup
+    r = measure(args.scanner, args.seed)
     if args.json:
-        print(json.dumps({k: v for k, v in r.items() if k not in ("missed", "touched_texts")}))
+        print(
+            json.dumps({k: v for k, v in asdict(r).items() if k not in ("missed", "touched_texts")})
+        )
         return
     print(f"{'format':<32} caught")
-    for name, (ok, n) in r["per_format"].items():  # type: ignore[attr-defined]
+    for name, (ok, n) in r.per_format.items():
         print(f"{name:<32} {ok}/{n}{'' if ok == n else '   <-- missed'}")
     print(f"\n{'look-alike class':<32} touched")
-    for name, (hit, n) in r["per_class"].items():  # type: ignore[attr-defined]
+    for name, (hit, n) in r.per_class.items():
         print(f"{name:<32} {hit}/{n}{'   <-- touched' if hit else ''}")
-    caught, total = int(r["caught"]), int(r["secrets"])  # type: ignore[call-overload]
-    touched, looks = int(r["touched"]), int(r["lookalikes"])  # type: ignore[call-overload]
     print(
-        f"\n{args.scanner}: caught {caught}/{total} ({caught / total:.1%}) "
-        f"over {r['formats']} formats; look-alikes touched {touched}/{looks} ({touched / looks:.1%}); "
-        f"{r['us_per_kb']:.0f} µs/KB, {r['us_per_500_chars']:.0f} µs per 500-char memory, "
-        f"setup {setup:.2f} s (seed {args.seed})"
+        f"\n{r.scanner}: caught {r.caught}/{r.secrets} ({r.caught / r.secrets:.1%}) over "
+        f"{r.formats} formats; look-alikes touched {r.touched}/{r.lookalikes} "
+        f"({r.touched / r.lookalikes:.1%}); {r.us_per_kb:.0f} µs/KB, {r.us_per_memory:.0f} µs per "
+        f"500-char memory, setup {r.setup_s:.2f} s (seed {r.seed})"
     )
     if args.show:
-        for t in r["missed"]:  # type: ignore[attr-defined]
+        for t in r.missed:
             print("MISSED:", repr(t[:300]))
-        for t in r["touched_texts"]:  # type: ignore[attr-defined]
+        for t in r.touched_texts:
             print("TOUCHED:", repr(t[:300]))
 
 

@@ -72,3 +72,16 @@ async def test_remember_then_recall_context_and_expand_never_show_a_secret(
     assert all(m["redactions"] for m in made)
     assert fields.leaks(ALL_VALUES, *shown) == []
     assert fields.leaks(ALL_VALUES, fields.database_bytes(DB)) == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_every_look_alike_class_comes_back_whole(client: LanguageClient) -> None:
+    for p in fields.lookalikes(seed=7):
+        made = await call(client, "nous/remember",
+                          {"kind": p.kind, "content": p.content, "tags": p.tags, "source": p.source})  # fmt: skip
+        record = await call(client, "nous/expand", {"id": made["id"]})
+        memory = record.get("memory", record)
+        shown = json.dumps([memory["content"], memory["tags"], memory["source"]])
+        assert made["redactions"] == [] and "[REDACTED" not in shown, (p.content, shown)
+        text, tag, source = p.values
+        assert text in memory["content"] and tag in memory["tags"] and source == memory["source"]

@@ -102,14 +102,47 @@ def test_cli_remember_recall_and_expand_never_show_a_secret(env: dict[str, str])
     shown = [json.dumps(made)]
     recall_json = nous(env, "--json", "recall", "--budget", "4000", "billing deploy step keys")
     shown += [recall_json, nous(env, "recall", "--budget", "4000", "billing deploy rotate")]
-    shown += [nous(env, "--json", "expand", memory_id) for memory_id in ids]
-    recalled = {
-        item["id"] for s in json.loads(recall_json)["sections"] for item in s["items"]
-    }
+    shown += [nous(env, "--json", "expand", memory_id) for memory_id in ids[::4]]  # ~1 s each
+    shown += [json.dumps(row) for row in _rows(Path(env["NOUS_DB"]), ids)]
+    recalled = {item["id"] for s in json.loads(recall_json)["sections"] for item in s["items"]}
     assert recalled & set(ids), "the recall must show some of the planted memories"
     assert fields.leaks(ALL_VALUES, *shown) == []
     assert fields.leaks(ALL_VALUES, fields.database_bytes(Path(env["NOUS_DB"]))) == []
     assert made["redactions"] and "[REDACTED:" in json.dumps(made["memory"]["tags"])
+
+
+def test_cli_keeps_every_look_alike_class_whole(env: dict[str, str]) -> None:
+    memories = fields.lookalikes()
+    batch = Path(env["NOUS_TEST_WS"]).parent / "lookalikes.json"
+    batch.write_text(
+        json.dumps([{"kind": p.kind, "content": p.content, "tags": p.tags, "source": p.source}
+                    for p in memories])
+    )  # fmt: skip
+    ids = json.loads(nous(env, "--json", "import", str(batch)))["ids"]
+    stored = dict(zip(ids, _rows(Path(env["NOUS_DB"]), ids), strict=True))
+    for i, (p, memory_id) in enumerate(zip(memories, ids, strict=True)):
+        record = stored[memory_id]
+        if i % 8 == 0:  # through the CLI too (~1 s a call)
+            record = json.loads(nous(env, "--json", "expand", memory_id))
+        shown = json.dumps([record["content"], record["tags"], record["source"]])
+        assert "[REDACTED" not in shown, (p.content, shown)
+        text, tag, source = p.values
+        assert text in record["content"] and tag in record["tags"] and source == record["source"]
+
+
+def _rows(path: Path, ids: list[str]) -> list[dict[str, Any]]:
+    """The stored rows as the file holds them (read after the CLI process has exited)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    rows = {
+        r["id"]: {k: r[k] for k in ("content", "summary", "micro", "source")}
+        | {"tags": json.loads(r["tags"])}
+        for r in conn.execute(
+            f"SELECT * FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids
+        )
+    }
+    conn.close()
+    return [rows[i] for i in ids]
 
 
 def test_cli_output_of_a_raw_legacy_row_is_redacted(env: dict[str, str]) -> None:

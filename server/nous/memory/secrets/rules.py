@@ -122,10 +122,11 @@ _AUTH_HEADER = re.compile(
     r"authorization[\"']?\s*[:=]\s*[\"'`]?"
     r"(?:basic|bearer|token|digest|apikey|api-key|sso-key|ssws)\s+([a-z0-9+/=._~:-]{8,})"
 )
-_NETRC = re.compile(
-    r"(?m)^[ \t]*(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+(\S+)"
+_NETRC = re.compile(  # at a line start, or with its login (not "a machine learning password …")
+    r"(?m)(?:^[ \t]*(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*"
+    r"|\bmachine\s+\S+\s+login\s+\S+)\s+password\s+(\S+)"
 )
-_PGPASS = re.compile(r"(?m)^[ \t]*[\w.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(\S+)[ \t]*$")
+_PGPASS = re.compile(r"(?m)(?<!\S)[\w.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(\S+)[ \t]*$")
 _TERRAFORM = re.compile(r'variable\s+"([^"]+)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]{4,4096})"')
 _XML_SETTING = re.compile(
     r"""(?:key|name)\s*=\s*["']([^"']{2,80})["']\s+value\s*=\s*["']([^"']{4,300})["']"""
