@@ -527,17 +527,19 @@ def _blob(vector: Vector) -> bytes:
 _NAMES = tuple(c.strip() for c in _COLUMNS.split(","))
 
 
-_SCRUBBED = ("content", "summary", "micro", "source")
-
-
 def _memory(row: Sequence[Any]) -> Memory:
     # Rows were validated on the way in; constructing without validation is ~5x faster and
     # a context request builds a few hundred of these.
     data = dict(zip(_NAMES, row, strict=True))
     # Redacted again on the way out (cached): a row written before a detection rule existed
-    # never reaches a prompt, a recall or an expand with the secret in it.
-    for name in _SCRUBBED:
-        data[name] = secrets.scrub(data[name])
+    # never reaches a prompt, a recall or an expand with the secret in it. The summary and
+    # micro renderings are derived from the content: scanned only when the content had one.
+    content = data["content"]
+    data["content"] = secrets.scrub(content)
+    if data["content"] != content:
+        data["summary"] = secrets.scrub(data["summary"])
+        data["micro"] = secrets.scrub(data["micro"])
+    data["source"] = secrets.scrub(data["source"])
     data["tags"] = [secrets.scrub(t) for t in json.loads(data["tags"])]
     data["pinned"] = bool(data["pinned"])
     return Memory.model_construct(**data)

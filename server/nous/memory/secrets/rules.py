@@ -24,6 +24,7 @@ often shorter (measured: the old corpus of tests/unit/test_secrets_corpus.py).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,18 +36,47 @@ Span = tuple[str, int, int]
 
 @dataclass(frozen=True)
 class Shape:
-    """A token shape: `pattern` starts at a literal; `before`, when set, must match the text
-    just before it (for shapes whose distinctive part is in the middle, like `…:AA…`); a
-    `loose` shape's match must not read as words (`sk-learn-compatible-estimators`)."""
+    """A token shape: `pattern` starts with one of the literal `anchors`; `before`, when set,
+    must match the text just before it (for shapes whose distinctive part is in the middle,
+    like `…:AA…`); a `loose` shape's match must not read as words
+    (`sk-learn-compatible-estimators`)."""
 
     kind: str
     pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
     before: re.Pattern[str] | None = None
     loose: bool = False
 
 
 def _shape(kind: str, pattern: str, before: str | None = None, loose: bool = False) -> Shape:
-    return Shape(kind, re.compile(pattern), re.compile(before + r"\Z") if before else None, loose)
+    compiled = re.compile(before + r"\Z") if before else None
+    return Shape(kind, re.compile(pattern), _anchors(pattern), compiled, loose)
+
+
+def _anchors(pattern: str) -> tuple[str, ...]:
+    """The literal each match starts with: `gh[pousr]_…` → ("gh",); `(?:a1|b2)…` → ("a1", "b2")."""
+    alternatives = [pattern]
+    if pattern.startswith("(?:"):
+        depth = 0
+        for end, c in enumerate(pattern):
+            depth += (c == "(") - (c == ")")
+            if depth == 0:
+                alternatives = pattern[3:end].split("|")
+                break
+    out = []
+    for alt in alternatives:
+        m = re.match(r"(?:\\[^\w]|[\w:~/-])+", alt)
+        assert m, f"a shape must start with a literal: {pattern}"
+        out.append(re.sub(r"\\(.)", r"\1", m.group()))
+    return tuple(out)
+
+
+def _by_anchor(shapes: list[Shape]) -> tuple[re.Pattern[str], dict[str, list[Shape]]]:
+    """One regex for every anchor (longest first) and, per anchor, the shapes to try where it
+    occurs (those whose anchor it starts with: `AIza` also tries the `A…` AWS shapes)."""
+    anchors = sorted({a for shape in shapes for a in shape.anchors}, key=len, reverse=True)
+    table = {a: [sh for sh in shapes if any(a.startswith(b) for b in sh.anchors)] for a in anchors}
+    return re.compile("|".join(map(re.escape, anchors))), table
 
 
 SHAPES = [
@@ -91,14 +121,9 @@ LOOSE = [
            r"|r8_[A-Za-z0-9]{37})"),
 ]  # fmt: skip
 
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r"[\s\S]{0,65536}?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
-)
-_PUBLIC_BLOCK = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PUBLIC KEY BLOCK)-----"
-    r"[\s\S]{0,65536}?(?:-----END[^-\n]*-----|\Z)"
-)
+_ANCHOR, _ANCHORED = _by_anchor(SHAPES + LOOSE)
+_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*[A-Z0-9]+)-----")
+_PUBLIC_LABELS = ("PUBLIC KEY", "CERTIFICATE", "CERTIFICATE REQUEST", "PUBLIC KEY BLOCK")
 # The context patterns below run on the lower-cased text (same offsets), except the command-line
 # flags, where case matters (`mysql -P3306` is a port, `-p` a password).
 _URL_PASSWORD = re.compile(r"://[^\s/:@'\"`<>]*:([^\s/@'\"`<>]+)@[\w\[]")
@@ -161,7 +186,7 @@ def scan(text: str) -> list[Span]:
         low = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     spans = list(_blocks(text))
     long_words = _long_words(text)
-    spans += _shapes(text, long_words, SHAPES + LOOSE)
+    spans += _shapes(text, long_words)
     spans += _contexts(text, low)
     spans += _assignments(text, low)
     spans += _random_strings(text, low, long_words, [(s, e) for _, s, e in spans])
@@ -181,15 +206,34 @@ def _long_words(text: str) -> list[tuple[int, int]]:
 
 
 def _blocks(text: str) -> Iterator[Span]:
+    """Whole private key blocks, BEGIN line to END line (or to the end of a cut-off text)."""
     if "PRIVATE KEY" in text:
-        for m in _PRIVATE_KEY.finditer(text):
-            yield ("private-key", m.start(), m.end())
+        for start, end, label in _armored(text):
+            if "PRIVATE KEY" in label:
+                yield ("private-key", start, end)
 
 
-def _shapes(text: str, words: list[tuple[int, int]], shapes: list[Shape]) -> list[Span]:
+def _armored(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, label) of each `-----BEGIN label-----` … `-----END …-----` block; one pass
+    (a block without its END runs to the end of the text)."""
+    pos = 0
+    while (m := _BEGIN.search(text, pos)) is not None:
+        end = text.find("-----END", m.end())
+        if end == -1:
+            yield m.start(), len(text), m.group(1)
+            return
+        close = text.find("-----", end + 8)
+        pos = len(text) if close == -1 else close + 5
+        yield m.start(), pos, m.group(1)
+
+
+def _shapes(text: str, words: list[tuple[int, int]]) -> list[Span]:
     found: list[Span] = []
     for lo, hi in words:
-        for shape in shapes:
+        todo: list[Shape] = []
+        for a in _ANCHOR.finditer(text, lo, hi):
+            todo += [sh for sh in _ANCHORED[a.group()] if sh not in todo]
+        for shape in todo:
             for m in shape.pattern.finditer(text, lo, hi):
                 start = m.start()
                 if shape.before is not None:
@@ -268,13 +312,13 @@ def _assignments(text: str, low: str) -> list[Span]:
         if k.start() < done:
             continue
         start, end = k.start(), k.end()
-        while start > 0 and _name_char(text[start - 1]) and k.start() - start < 100:
-            start -= 1
         while end < n and _name_char(text[end]) and end - k.end() < 100:
             end += 1
         done = end
         if not _SEPARATOR.match(text, end):
             continue  # no `=`, `:`, `is`, … after the name: not an assignment
+        while start > 0 and _name_char(text[start - 1]) and k.start() - start < 100:
+            start -= 1
         if text[start] == "$" or text[max(0, start - 2) : start] == "${":
             continue  # `$DB_PASSWORD`, `${DB_PASSWORD:-postgres}`: a reference
         if not values.secret_name(text[start:end].strip(".-$")):
@@ -344,7 +388,8 @@ def _random_strings(
 ) -> list[Span]:
     """Bare machine-generated strings, except where hashes, public keys and data live."""
     found: list[Span] = []
-    public: list[tuple[int, int]] | None = None
+    covered = _Intervals(known)
+    public: _Intervals | None = None
     for lo, hi in words:
         if hi - lo < 32:
             continue
@@ -352,16 +397,34 @@ def _random_strings(
             token = m.group()
             if token.startswith(_FILE_MAGIC) or _CID.fullmatch(token):
                 continue
-            if not values.random_token(token):
-                continue
-            if any(s <= m.start() and m.end() <= e for s, e in known):
+            if covered.contains(m.start(), m.end()) or not values.random_token(token):
                 continue
             line_start = low.rfind("\n", 0, m.start()) + 1
             if _DATA_MARKERS.search(low, max(line_start, m.start() - 48), m.start() + 8):
                 continue
             if public is None:
-                public = [(b.start(), b.end()) for b in _PUBLIC_BLOCK.finditer(text)]
-            if any(s <= m.start() < e for s, e in public):
+                public = _Intervals(
+                    [(s, e) for s, e, label in _armored(text) if label in _PUBLIC_LABELS]
+                )
+            if public.contains(m.start(), m.start() + 1):
                 continue
             found.append(("high-entropy", m.start(), m.end()))
     return found
+
+
+class _Intervals:
+    """Merged, sorted intervals: is [start, end) inside one of them? (bisect, not a scan)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for s, e in sorted(spans):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        self.starts = [s for s, _ in merged]
+        self.ends = [e for _, e in merged]
+
+    def contains(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self.starts, start) - 1
+        return i >= 0 and end <= self.ends[i]
