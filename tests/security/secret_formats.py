@@ -1,5 +1,5 @@
-"""The true secrets of the corpus: one builder per format, each placing a generated body in
-realistic contexts (sentences, env/YAML/JSON lines, shell commands, Markdown code blocks)."""
+"""The true secrets of the corpus: one entry per format, each placing a generated body in
+realistic contexts (builders in `secret_builders.py`)."""
 
 from __future__ import annotations
 
@@ -14,198 +14,27 @@ from tests.security.bodies import (
     B64URL,
     BASE32,
     BECH32,
-    HOSTS,
-    LOWER_ALNUM,
     UPPER_ALNUM,
-    USERS,
-    WORDS,
     Gen,
     Secret,
     checksummed,
-    wrap64,
 )
-
-# -- contexts for a bare token ----------------------------------------------------------------
-
-Context = Callable[[str, str], str]
-TOKEN_CONTEXTS: list[Context] = [
-    lambda v, name: f"I pasted {v} into the deploy settings yesterday, rotate it after the demo.",
-    lambda v, name: f"export {name}={v}",
-    lambda v, name: f"{name.lower()}: {v}",
-    lambda v, name: json.dumps({"service": "billing", name.lower(): v}),
-    lambda v, name: (
-        f"Call the API like this:\n\n```bash\ncurl -H 'Authorization: Bearer {v}' "
-        "https://api.example.com/v1/me\n```"
-    ),
-    lambda v, name: f'{name}="{v}"  # from the team vault',
-    lambda v, name: f'client = Client(api_key="{v}", timeout=30)',
-    lambda v, name: f"- The CI token is `{v}` (set in the pipeline settings)",
-]
-
-
-def token(name: str, env: str, make: Callable[[Gen], str]) -> Callable[[Gen, int], Secret]:
-    def build(g: Gen, i: int) -> Secret:
-        v = make(g)
-        return Secret(name, TOKEN_CONTEXTS[(i * 3 + len(name)) % len(TOKEN_CONTEXTS)](v, env), (v,))
-
-    return build
-
-
-def contextual(
-    name: str, make: Callable[[Gen], str], shapes: list[Callable[[str], str]]
-) -> Callable[[Gen, int], Secret]:
-    """A secret only recognisable from where it stands (an assignment, a header, a flag)."""
-
-    def build(g: Gen, i: int) -> Secret:
-        v = make(g)
-        return Secret(name, shapes[i % len(shapes)](v), (v,))
-
-    return build
-
-
-# -- formats with their own shape -------------------------------------------------------------
-
-
-def _jwt(g: Gen) -> str:
-    header = {"alg": g.pick(["HS256", "RS256", "ES256"]), "typ": "JWT"}
-    claims = {"sub": g.uuid(), "iat": g.int(1_600_000_000, 1_800_000_000), "role": "admin"}
-    enc = [
-        base64.urlsafe_b64encode(json.dumps(p, separators=(",", ":")).encode()).decode()
-        for p in (header, claims)
-    ]
-    return ".".join([*[e.rstrip("=") for e in enc], g.b64(32, pad=False, url=True)])
-
-
-def _pem_lines(g: Gen, lead: str, nbytes: int) -> list[str]:
-    return wrap64(lead + g.b64(nbytes))
-
-
-def _private_key(kind: str, lead: str, nbytes: int) -> Callable[[Gen, int], Secret]:
-    def build(g: Gen, i: int) -> Secret:
-        lines = _pem_lines(g, lead, nbytes)
-        label = f"{kind} PRIVATE KEY".strip()
-        block = "\n".join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"])
-        shapes = [
-            f"The deploy key:\n\n```\n{block}\n```",
-            f"{block}\n",
-            f"paste this into ~/.ssh/id_deploy:\n{block}",
-            json.dumps({"type": "service_account", "private_key": block + "\n"}),
-        ]
-        return Secret(f"private-key-{kind.lower() or 'pkcs8'}", shapes[i % 4], tuple(lines))
-
-    return build
-
-
-def _pgp(g: Gen, i: int) -> Secret:
-    lines = wrap64("lQOYBG" + g.b64(600))
-    check = "=" + g.s(4, B64)
-    block = "\n".join(
-        [
-            "-----BEGIN PGP PRIVATE KEY BLOCK-----",
-            "",
-            *lines,
-            check,
-            "-----END PGP PRIVATE KEY BLOCK-----",
-        ]
-    )
-    shapes = [f"```\n{block}\n```", f"exported with gpg --export-secret-keys:\n{block}"]
-    return Secret("pgp-private-key", shapes[i % 2], (*lines, check))
-
-
-def _azure_sas(g: Gen, i: int) -> Secret:
-    sig = g.b64(32).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
-    acct = g.pick(["prodlogs", "assetsstore", "backups01"])
-    url = (
-        f"https://{acct}.blob.core.windows.net/exports/report.csv?sv=2022-11-02&ss=b&srt=o"
-        f"&sp=r&se=2026-12-31T23:59:59Z&st=2026-01-01T00:00:00Z&spr=https&sig={sig}"
-    )
-    shapes = [f"download it from {url}", f'AZURE_EXPORT_URL="{url}"', f"curl -o r.csv '{url}'"]
-    return Secret("azure-sas-signature", shapes[i % 3], (sig,))
-
-
-def _azure_conn(g: Gen, i: int) -> Secret:
-    key = g.b64(64)
-    conn = (
-        f"DefaultEndpointsProtocol=https;AccountName=prodlogs{i};AccountKey={key};"
-        "EndpointSuffix=core.windows.net"
-    )
-    shapes = [f'AZURE_STORAGE_CONNECTION_STRING="{conn}"', f"connectionString: {conn}"]
-    return Secret("azure-storage-account-key", shapes[i % 2], (key,))
-
-
-def _discord(g: Gen) -> str:
-    user_id = str(g.int(10**17, 10**19 - 1)).encode()
-    return (
-        base64.b64encode(user_id).decode().rstrip("=")
-        + "."
-        + g.s(6, B64URL)
-        + "."
-        + g.s(g.length(27, 38), B64URL)
-    )
-
-
-def _url_password(
-    scheme: str, name: str, port: int, user: bool = True
-) -> Callable[[Gen, int], Secret]:
-    def build(g: Gen, i: int) -> Secret:
-        pw = g.password().replace("#", "").replace("%", "").replace("^", "")
-        who = g.pick(USERS) if user else ""
-        url = f"{scheme}://{who}:{pw}@{g.pick(HOSTS)}:{port}/{g.pick(['app', 'orders', '0'])}"
-        shapes = [
-            f"DATABASE_URL={url}",
-            f"connect with `{url}`",
-            f'url: "{url}"',
-            f"the staging box uses {url} since Tuesday",
-        ]
-        return Secret(name, shapes[i % 4], (pw,))
-
-    return build
-
-
-def _basic_auth(g: Gen, i: int) -> Secret:
-    cred = base64.b64encode(f"{g.pick(USERS)}:{g.password()}".encode()).decode()
-    shapes = [
-        f"Authorization: Basic {cred}",
-        f'curl -H "Authorization: Basic {cred}" https://registry.example.com/v2/_catalog',
-        f"headers = {{'Authorization': 'Basic {cred}'}}",
-    ]
-    return Secret("http-basic-auth", shapes[i % 3], (cred,))
-
-
-def _docker_auth(g: Gen, i: int) -> Secret:
-    cred = base64.b64encode(f"{g.pick(USERS)}:{g.password()}".encode()).decode()
-    text = json.dumps({"auths": {"registry.example.com": {"auth": cred}}}, indent=2)
-    return Secret("docker-config-auth", text, (cred,))
-
-
-def _netrc(g: Gen, i: int) -> Secret:
-    pw = g.password()
-    host = g.pick(["api.heroku.com", "github.com", "ftp.example.org", "git.corp.example"])
-    user = g.pick(USERS)
-    shapes = [
-        f"machine {host} login {user} password {pw}",
-        f"~/.netrc:\n```\nmachine {host}\n  login {user}\n  password {pw}\n```",
-    ]
-    return Secret("netrc-password", shapes[i % 2], (pw,))
-
-
-def _quoted_phrase(g: Gen, i: int) -> Secret:
-    phrase = " ".join(g.pick(WORDS) for _ in range(g.int(3, 5)))
-    shapes = [
-        f'password = "{phrase}"',
-        f"DB_PASSWORD='{phrase}'",
-        f'smtp:\n  password: "{phrase}"',
-        f'{{"passphrase": "{phrase}"}}',
-    ]
-    return Secret("quoted-password-with-spaces", shapes[i % 4], (phrase,))
-
-
-def _mapbox(g: Gen) -> str:
-    payload = base64.urlsafe_b64encode(
-        json.dumps({"u": g.pick(USERS), "a": g.s(25, LOWER_ALNUM)}).encode()
-    ).decode()
-    return "sk." + payload.rstrip("=") + "." + g.s(22, ALNUM + "-_")
-
+from tests.security.secret_builders import (
+    azure_conn,
+    azure_sas,
+    basic_auth,
+    contextual,
+    discord,
+    docker_auth,
+    jwt,
+    mapbox,
+    netrc,
+    pgp,
+    private_key,
+    quoted_phrase,
+    token,
+    url_password,
+)
 
 FORMATS: list[Callable[[Gen, int], Secret]] = [
     token("aws-access-key-id", "AWS_ACCESS_KEY_ID", lambda g: "AKIA" + g.s(16, BASE32)),
@@ -266,12 +95,12 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
     token("stripe-secret-key", "STRIPE_SECRET_KEY", lambda g: "sk_live_51" + g.s(97)),
     token("stripe-restricted-key", "STRIPE_KEY", lambda g: "rk_live_51" + g.s(97)),
     token("stripe-webhook-secret", "STRIPE_WEBHOOK_SECRET", lambda g: "whsec_" + g.s(32)),
-    token("jwt", "ACCESS_TOKEN", _jwt),
-    _private_key("RSA", "MIIEpAIBAAKCAQEA", 1150),
-    _private_key("OPENSSH", "b3BlbnNzaC1rZXktdjEAAAAA", 380),
-    _private_key("EC", "MHcCAQEEI", 100),
-    _private_key("", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", 1180),
-    _pgp,
+    token("jwt", "ACCESS_TOKEN", jwt),
+    private_key("RSA", "MIIEpAIBAAKCAQEA", 1150),
+    private_key("OPENSSH", "b3BlbnNzaC1rZXktdjEAAAAA", 380),
+    private_key("EC", "MHcCAQEEI", 100),
+    private_key("", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", 1180),
+    pgp,
     token("npm-token", "NPM_TOKEN", lambda g: checksummed(g, "npm_")),
     token(
         "pypi-token",
@@ -290,7 +119,7 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
         lambda g: g.pick(["shpss_", "shpca_", "shppa_"]) + g.hex(32),
     ),
     token("mailgun-api-key", "MAILGUN_API_KEY", lambda g: "key-" + g.hex(32)),
-    token("discord-bot-token", "DISCORD_BOT_TOKEN", _discord),
+    token("discord-bot-token", "DISCORD_BOT_TOKEN", discord),
     token("age-secret-key", "AGE_KEY", lambda g: "AGE-SECRET-KEY-1" + g.s(58, BECH32)),
     token("digitalocean-token", "DIGITALOCEAN_TOKEN", lambda g: "dop_v1_" + g.hex(64)),
     token("vault-token", "VAULT_TOKEN", lambda g: "hvs." + g.s(95, B64URL)),
@@ -311,19 +140,19 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
     token("groq-api-key", "GROQ_API_KEY", lambda g: "gsk_" + g.s(52)),
     token("replicate-token", "REPLICATE_API_TOKEN", lambda g: "r8_" + g.s(37)),
     token("new-relic-key", "NEW_RELIC_API_KEY", lambda g: "NRAK-" + g.s(27, UPPER_ALNUM)),
-    token("mapbox-secret-token", "MAPBOX_SECRET_TOKEN", _mapbox),
+    token("mapbox-secret-token", "MAPBOX_SECRET_TOKEN", mapbox),
     token(
         "azure-ad-client-secret",
         "AZURE_CLIENT_SECRET",
         lambda g: g.s(3, ALNUM) + str(g.int(0, 9)) + "Q~" + g.s(34, ALNUM + "_~.-"),
     ),
-    _azure_sas,
-    _azure_conn,
-    _url_password("postgres", "postgres-url-password", 5432),
-    _url_password("mysql", "mysql-url-password", 3306),
-    _url_password("mongodb+srv", "mongodb-url-password", 27017),
-    _url_password("redis", "redis-url-password", 6379, user=False),
-    _url_password("amqp", "amqp-url-password", 5672),
+    azure_sas,
+    azure_conn,
+    url_password("postgres", "postgres-url-password", 5432),
+    url_password("mysql", "mysql-url-password", 3306),
+    url_password("mongodb+srv", "mongodb-url-password", 27017),
+    url_password("redis", "redis-url-password", 6379, user=False),
+    url_password("amqp", "amqp-url-password", 5672),
     contextual(
         "curl-user-password",
         lambda g: g.password(),
@@ -352,8 +181,8 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
             lambda v: f"./manage.py createsuperuser --password {v}",
         ],
     ),
-    _netrc,
-    _basic_auth,
+    netrc,
+    basic_auth,
     contextual(
         "http-bearer-token",
         lambda g: g.s(g.int(32, 48), ALNUM + "-_."),
@@ -363,8 +192,8 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
             lambda v: f"curl -H 'X-Api-Key: {v}' https://api.example.com/v2/items",
         ],
     ),
-    _docker_auth,
-    _quoted_phrase,
+    docker_auth,
+    quoted_phrase,
     contextual(
         "lowercase-password-field",
         lambda g: g.password(),
@@ -523,8 +352,8 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
             lambda v: f"stringData:\n  api-token: {v}",
         ],
     ),
-    _url_password("smtp", "smtp-url-password", 587),
-    _url_password("ftp", "ftp-url-password", 21),
+    url_password("smtp", "smtp-url-password", 587),
+    url_password("ftp", "ftp-url-password", 21),
     contextual(
         "pip-index-url-password",
         lambda g: g.s(24),
