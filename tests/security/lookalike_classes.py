@@ -260,4 +260,16 @@ LOOKALIKES: dict[str, Callable[[Gen, int], str]] = {
         f"password was reset on 2026-0{g.int(1, 9)}-1{g.int(0, 9)} after the incident",
         "secrets.yml: holds the dev keys only",
     ][i % 5],
+    "mentions-in-code-and-prose": lambda g, i: [
+        "password = request.form['password']",
+        "if token is None: raise AuthError",
+        f"password policy: {g.int(8, 16)}+ chars, 1 digit",
+        "PASSWORD_HASHERS = ['django.contrib.auth.hashers.Argon2PasswordHasher']",
+        f"The token limit is {g.int(4, 128)}k",
+        "primary key (id, tenant_id)",
+        f"Token usage: {g.int(100, 9999)} prompt / {g.int(10, 999)} completion",
+        "client_id: 1234567890-abc.apps.googleusercontent.com",
+        "set the DB_PASSWORD env var before you start",
+        "password reset v2 ships next sprint",
+    ][(i * 3 + g.int(0, 9)) % 10],
 }

@@ -15,6 +15,7 @@ from tests.security.bodies import (
     BASE32,
     BECH32,
     UPPER_ALNUM,
+    WORDS,
     Gen,
     Secret,
     checksummed,
@@ -408,6 +409,42 @@ FORMATS: list[Callable[[Gen, int], Secret]] = [
             lambda v: f"```\n{v}\n```",
             lambda v: f"`{v}` worked after the rotation",
             lambda v: f"send {v} to the webhook and it answers 200",
+        ],
+    ),
+    # -- third round: phrasings from a hand-written probe (docs/reliability.md) ---------------
+    contextual(
+        "space-separated-value",
+        lambda g: g.pick(WORDS).capitalize() + str(g.int(10, 9999)) + g.pick("!#$%@"),
+        [
+            lambda v: f"ssh root@10.0.0.5 with password {v}",
+            lambda v: f"aws configure set aws_secret_access_key {v}",
+            lambda v: f"the vpn token {v} expires Friday",
+        ],
+    ),
+    contextual(
+        "user-slash-password",
+        lambda g: g.pick(WORDS).capitalize() + str(g.int(1990, 2030)),
+        [
+            lambda v: f"Credentials: admin / {v}",
+            lambda v: f"creds: deploy/{v}",
+            lambda v: f"login: ci-bot / {v} (staging only)",
+        ],
+    ),
+    contextual(
+        "two-word-key-name",
+        lambda g: " ".join(g.pick(WORDS) for _ in range(3)) + f" {g.int(1, 99)}",
+        [
+            lambda v: f"the wifi key is '{v}'",
+            lambda v: f'api key: "{v}"',
+            lambda v: f"The recovery key is '{v}', keep it offline.",
+        ],
+    ),
+    contextual(
+        "htpasswd-password",
+        lambda g: g.password(),
+        [
+            lambda v: f"htpasswd -b .htpasswd admin {v}",
+            lambda v: f"htpasswd -cb /etc/nginx/.htpasswd deploy '{v}'",
         ],
     ),
 ]

@@ -24,7 +24,8 @@ ENGINE_ENV = "NOUS_SECRETS_ENGINE"
 NAME = "kingfisher"
 TIMEOUT_S = 2.0
 BYTES_PER_S = 200_000
-"""A scan may take 2 s, or 1 s per 200 KB if longer; past that the own rules stand alone."""
+MAX_TIMEOUT_S = 5.0
+"""A scan may take 2 s, or 1 s per 200 KB up to 5 s; past that the own rules stand alone."""
 
 _lock = threading.Lock()
 _scanner: Any = None
@@ -69,7 +70,8 @@ def scan(text: str) -> list[tuple[str, int, int]]:
         return []
     data = text.encode("utf-8", "surrogatepass")
     try:  # its PEM rule is quadratic on hostile input (0.3 s at 200 KB, 1 s at 400 KB)
-        found = scanner.scan(data, timeout=max(TIMEOUT_S, len(data) / BYTES_PER_S))
+        timeout = min(MAX_TIMEOUT_S, max(TIMEOUT_S, len(data) / BYTES_PER_S))
+        found = scanner.scan(data, timeout=timeout)
     except TimeoutError:
         log.warning("%s gave up on a %d-byte text: own rules only for it", NAME, len(data))
         return []

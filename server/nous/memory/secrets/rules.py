@@ -49,23 +49,25 @@ _FLAG = re.compile(
 )
 _SHORT_FLAG = re.compile(
     r"(?:sshpass\s+-p|(?:docker|podman|buildah|skopeo|helm\s+registry)\s+login\b[^\n]*?\s-p"
-    r"|redis-cli\b[^\n]*?\s-a)\s*(['\"]?)([^\s'\"]+)\1"
+    r"|redis-cli\b[^\n]*?\s-a|htpasswd\s+-\w*b\w*\s+\S+\s+\S+)\s*(['\"]?)([^\s'\"]+)\1"
 )
 _AUTH_HEADER = re.compile(
     r"authorization[\"']?\s*[:=]\s*[\"'`]?"
     r"(?:basic|bearer|token|digest|apikey|api-key|sso-key|ssws)\s+([a-z0-9+/=._~:-]{8,})"
 )
-_NETRC = re.compile(  # at a line start, or with its login (not "a machine learning password …")
-    r"(?m)(?:^[ \t]*(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*"
-    r"|\bmachine\s+\S+\s+login\s+\S+)\s+password\s+(\S+)"
+_NETRC = re.compile(
+    r"\b(?:machine\s+\S+|default)\s+login\s+\S+(?:\s+account\s+\S+)?\s+password\s+(\S+)"
 )
+_NETRC_LINE = re.compile(  # without its login: only at a line start, and credential-like
+    r"(?m)^[ \t]*(?:machine\s+\S+|default)(?:\s+account\s+\S+)?\s+password\s+(\S+)"
+)  # "a machine learning password generator" is prose
 _PGPASS = re.compile(r"(?m)(?<!\S)[\w.*-]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(\S+)[ \t]*$")
 _TERRAFORM = re.compile(r'variable\s+"([^"]+)"\s*\{[^}]*?\bdefault\s*=\s*"([^"\n]{4,4096})"')
 _XML_SETTING = re.compile(
     r"""(?:key|name)\s*=\s*["']([^"']{2,80})["']\s+value\s*=\s*["']([^"']{4,300})["']"""
 )
 _KEYWORD = re.compile(
-    r"pass|pwd|secret|token|key|auth|cred|dsn|jwt|bearer|pat|kennwort|contrase|senha|пароль|密码"
+    r"pass|pwd|secret|token|key|auth|cred|login|dsn|jwt|bearer|pat|kennwort|contrase|senha|пароль|密码"
     r"|パスワード"
 )
 _SEPARATOR = re.compile(
@@ -75,6 +77,11 @@ _AFTER_NAME = re.compile(
     r"""(\\?["']\]?|\*\*)?[ \t]*(:=|=>|==?|:|,|\||[ \t]+(?:is|was)[ \t]+)[ \t]*(?:\*\*|__)?[ \t]*"""
     r"""(?:\\?(["'`])([^"'`\n\\]{1,4096}?)\\?\3|([^\s"'`,;)}\]<>|]{1,4096}))"""
 )
+_SPACED = re.compile(  # a value with a digit in it (prose after a secret word has none)
+    r"[ \t]+(?=[^\s\"'`,;)}\]<>|]*\d)([^\s\"'`,;)}\]<>|]{6,200})(?=[\s\"'`,;)}\]<>|]|$)"
+)
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]+\Z")
+_PAIR_REST = re.compile(r"[ \t]*/[ \t]*([^\s\"'`,;)}\]<>|]{4,200})")
 _PROSE_LINK = re.compile(r"[ \t]+(?:for|to|of|on)[ \t]+[\w .@/-]{1,40}?(?=[ \t]*(?::|is |was |=))")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,256}={0,2}(?![A-Za-z0-9+/=_-])")
 _DATA_MARKERS = re.compile(
@@ -164,12 +171,13 @@ def _contexts(text: str, low: str) -> list[Span]:
         add("mysql-password", _MYSQL, 2, on=text)
     if "--" in low:
         add("password-flag", _FLAG, 2, quote=1, prose=True)
-    if " -p" in text or " -a" in text:
+    if " -p" in text or " -a" in text or "htpasswd" in text:
         add("password-flag", _SHORT_FLAG, 2, on=text)
     if "authorization" in low:
         add("authorization-header", _AUTH_HEADER, 1)
     if "password" in low and ("machine" in low or "default" in low):
-        add("netrc-password", _NETRC, 1, prose=True)
+        add("netrc-password", _NETRC, 1)
+        add("netrc-password", _NETRC_LINE, 1, prose=True)
     if text.count(":") >= 4:
         add("pgpass-password", _PGPASS, 1, on=text, prose=True)
     if "variable" in low and "default" in low:
@@ -198,13 +206,27 @@ def _assignments(text: str, low: str) -> list[Span]:
         while end < n and _name_char(text[end]) and end - k.end() < 100:
             end += 1
         done = end
-        if not _SEPARATOR.match(text, end):
-            continue  # no `=`, `:`, `is`, … after the name: not an assignment
+        spaced = None if _SEPARATOR.match(text, end) else _SPACED.match(text, end)
+        if spaced is None and not _SEPARATOR.match(text, end):
+            continue  # no `=`, `:`, `is`, … nor a value after the name: not an assignment
         while start > 0 and _name_char(text[start - 1]) and k.start() - start < 100:
             start -= 1
         if text[start] == "$" or text[max(0, start - 2) : start] == "${":
             continue  # `$DB_PASSWORD`, `${DB_PASSWORD:-postgres}`: a reference
-        if not values.secret_name(text[start:end].strip(".-$")):
+        name = text[start:end].strip(".-$")
+        before = _WORD_BEFORE.search(text, max(0, start - 30), start)
+        if before and values.secret_name(f"{before.group(1)}_{name}"):
+            name = f"{before.group(1)}_{name}"  # "the wifi key is …", "api key: …"
+        secret, paired = values.secret_name(name), values.pair_name(name)
+        if not (secret or paired):
+            continue
+        if spaced is not None:  # `password P@ssw0rd!`, `aws_secret_access_key wJalr…`
+            value = spaced.group(1)
+            if not secret:
+                continue
+            if values.assigned_value(value, quoted=False) and values.strong(value):
+                found.append(("assigned-secret", spaced.start(1), spaced.end(1)))
+                done = spaced.end()
             continue
         at, linked = end, _PROSE_LINK.match(text, end)
         if linked:
@@ -217,8 +239,19 @@ def _assignments(text: str, low: str) -> list[Span]:
             continue  # only `define('NAME', 'value')`-style pairs
         group = 4 if quoted else 5
         value = m.group(group)
-        if not values.assigned_value(value, quoted=quoted):
+        pair = _PAIR_REST.match(text, m.end()) if not quoted else None
+        if pair and values.assigned_value(pair.group(1), quoted=False):
+            found.append(("assigned-secret", pair.start(1), pair.end(1)))  # "admin / Hunter2024"
+            done = pair.end()
             continue
+        user, slash, password = value.partition("/")
+        if paired and slash and user and "/" not in password and _looks_set(password):
+            at = m.start(group) + len(user) + 1  # "creds: deploy/Marble1997"
+            found.append(("assigned-secret", at, at + len(password)))
+            done = m.end()
+            continue
+        if not secret or not values.assigned_value(value, quoted=quoted):
+            continue  # `login: admin` is a user name
         eol = text.find("\n", m.end())
         rest = text[m.end() : eol if eol != -1 else n].strip()
         prose = bool(linked) or sep in ("is", "was", "|") or (sep == ":" and not quoted and rest)
@@ -231,6 +264,11 @@ def _assignments(text: str, low: str) -> list[Span]:
 
 def _name_char(c: str) -> bool:
     return c.isalnum() or c in "_.-$"
+
+
+def _looks_set(password: str) -> bool:
+    """The password half of `user/password`: a value with a digit in it, not a file."""
+    return any(c.isdigit() for c in password) and values.assigned_value(password, quoted=False)
 
 
 def _table_columns(text: str, low: str) -> list[Span]:

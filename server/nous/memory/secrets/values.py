@@ -6,6 +6,7 @@ Pure functions over strings; the rules in `rules.py` call them.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -24,7 +25,8 @@ _SECRET_WORDS = frozenset(
 )
 _KEY_OWNERS = frozenset(
     "api access secret private master signing encryption license app client service account "
-    "storage subscription admin auth webhook deploy shared session consumer".split()
+    "storage subscription admin auth webhook deploy shared session consumer wifi wpa wpa2 psk "
+    "recovery backup aes hmac activation".split()
 )
 _META = frozenset(
     "ttl expiry expires expire expiration timeout length len min max lifetime interval days "
@@ -44,6 +46,7 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in _SPLIT.split(name) if w]
 
 
+@functools.lru_cache(maxsize=4096)
 def secret_name(name: str) -> bool:
     """A name that holds a secret: a secret word in it, and not a setting *about* the secret
     (`SESSION_TOKEN_TTL`, `AUTH_PROVIDER`, `PASSWORD_MIN_LENGTH`, `api_key_header`)."""
@@ -58,6 +61,15 @@ def secret_name(name: str) -> bool:
         if w == "key" and i > 0 and parts[i - 1] in _KEY_OWNERS:
             return True
     return False
+
+
+_PAIR_NAMES = frozenset("login logins creds credential credentials userpass".split())
+
+
+def pair_name(name: str) -> bool:
+    """A name whose value is `user / password` (`Credentials: admin / …`, `login: a/b`)."""
+    parts = words(name)
+    return bool(parts) and parts[-1] in _PAIR_NAMES
 
 
 # -- values -----------------------------------------------------------------------------------
@@ -136,11 +148,24 @@ def placeholder(value: str) -> bool:
     return v.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER.match(v))
 
 
+_PATH_SEGMENT = re.compile(r"^(?:[a-z0-9._-]+|[A-Z]?[a-z0-9]+(?:[A-Z][a-z0-9]+)*(?:\.[a-z0-9]+)?)$")
+
+
 def path(value: str) -> bool:
-    """`/run/secrets/db`, `keys/dev.pem`, `~/.ssh/id_ed25519`: where a secret is kept."""
+    """`/run/secrets/db`, `keys/dev.pem`, `~/.ssh/id_ed25519`: where a secret is kept (a
+    relative path's parts are lower-case or CamelCase words, not `wJalrXUtnFEMI/K7MDENG`)."""
     if _PATH.match(value) or _KEY_FILE.match(value):
         return True
-    return bool(_RELATIVE_PATH.match(value)) and not random_token(value)
+    if not _RELATIVE_PATH.match(value):
+        return False
+    return all(_PATH_SEGMENT.match(part) for part in value.split("/") if part)
+
+
+def _variable(value: str) -> bool:
+    """Shaped like a variable name (`api_key`, `SECRET_KEY`, `apiKey`), not a word (`pass`)."""
+    if not _IDENTIFIER.match(value) or any(c.isdigit() for c in value):
+        return False
+    return "_" in value or value.isupper() or value[1:] != value[1:].lower()
 
 
 def assigned_value(value: str, *, quoted: bool) -> bool:
@@ -150,9 +175,20 @@ def assigned_value(value: str, *, quoted: bool) -> bool:
         return False
     if not quoted and (path(v) or code_reference(v)):
         return False  # `PWD=/home/me`, `password = settings.DB_PASSWORD`, `token = get()`
-    if not quoted and _IDENTIFIER.match(v) and not any(c.isdigit() for c in v) and secret_name(v):
+    if not quoted and _variable(v) and secret_name(v):
         return False  # `api_key=api_key`, `secret_key: SECRET_KEY`: a variable, not a value
     return not v.startswith("[REDACTED")
+
+
+def strong(value: str) -> bool:
+    """A value standing after a secret's name with only a space between (`password P@ssw0rd!`):
+    it must look generated or like a real password (digits and mixed-case letters), not prose
+    or a name (`password reset`, `token 500`, `password argon2id`, `token gpt-4o-2024-08-06`)."""
+    if random_token(value) or (len(value) >= 32 and re.fullmatch(r"[0-9a-fA-F-]+", value)):
+        return True
+    digits = any(c.isdigit() for c in value)
+    mixed = value != value.lower() and value != value.upper()
+    return digits and mixed and not path(value)
 
 
 def credential_like(value: str) -> bool:
