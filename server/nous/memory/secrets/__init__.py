@@ -2,14 +2,16 @@
 
 Detection is the Kingfisher library (`library.py`: the Betterleaks rule set, hundreds of vendor
 formats) plus Nous's own context rules (`rules.py`: assignments, URLs, command lines, headers,
-`.netrc`, key blocks, bare random strings) with their look-alike vetoes (`values.py`). Measured on
+`.netrc`, key blocks, bare random strings; `shapes.py`: token shapes the library gates or lacks)
+with their look-alike vetoes (`values.py`). Measured on
 the generated corpus in `tests/security/` (`scripts/secrets-corpus`; figures in
 docs/reliability.md). Git SHAs, UUIDs, digests, lockfile hashes and public keys are left alone:
 memories cite them.
 
 `redact` is what the store applies to every field it writes (content, tags, source); `scrub` is
-the cached form applied again to every field read back, so a row written before a rule existed is
-redacted before it is rendered.
+the cached form applied again to the fields read back (content, and its renderings when it had a
+secret; source; tags), so a row written before a rule existed is redacted before it is rendered.
+`NOUS_SECRETS_ENGINE=builtin` runs the own rules alone.
 """
 
 from __future__ import annotations
