@@ -1,5 +1,6 @@
-"""Secret detection measured on a generated corpus: planted secrets across the formats of
-issue 5 and benign look-alikes (git SHAs, UUIDs, digests, identifiers, prose). Prints the rates."""
+"""Secret detection on the first generated corpus (issue 5): planted secrets and benign
+look-alikes (git SHAs, UUIDs, digests, identifiers, prose). Written before the current rules and
+kept as a second, independent corpus; the broad one is tests/security/. Prints the rates."""
 
 from __future__ import annotations
 
@@ -91,8 +92,8 @@ def test_catch_rate_and_false_positives() -> None:
     print(
         f"\nsecrets: caught {caught}/{len(planted)} ({catch_rate:.1%}), false positives {len(flagged)}/{len(benign)} ({fp_rate:.1%})"
     )
-    assert catch_rate >= 0.95, missed[:5]
-    assert fp_rate <= 0.05, flagged[:5]
+    assert catch_rate >= 0.99, missed[:5]
+    assert fp_rate <= 0.02, flagged[:5]
 
 
 def test_redacted_text_keeps_no_trace_of_the_secret() -> None:
@@ -100,4 +101,6 @@ def test_redacted_text_keeps_no_trace_of_the_secret() -> None:
         secret = make()
         text, found = secrets.redact(f"before {secret} after")
         value = secret.split("=", 1)[-1].split(": ", 1)[-1].strip("'")
+        if secret.startswith("postgres://"):
+            value = secret.split(":")[2].split("@")[0]
         assert found and value not in text and text.startswith("before") and text.endswith("after")

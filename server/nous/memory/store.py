@@ -253,6 +253,14 @@ class MemoryStore:
     def _prepare(self, draft: Draft) -> _Prepared:
         draft = draft.validated()
         clean, found = secrets.redact(renderings.normalise(draft.content))
+        tags = []
+        for tag in draft.tags:  # every stored field, not only the content
+            clean_tag, in_tag = secrets.redact(tag)
+            tags.append(clean_tag)
+            found += in_tag
+        source, in_source = secrets.redact(draft.source)
+        found += in_source
+        draft = draft.model_copy(update={"tags": sorted(set(tags)), "source": source})
         args = (draft.outcome, draft.confidence, self.counter)
         return _Prepared(
             draft=draft,
@@ -561,6 +569,15 @@ def _memory(row: Sequence[Any]) -> Memory:
     # Rows were validated on the way in; constructing without validation is ~5x faster and
     # a context request builds a few hundred of these.
     data = dict(zip(_NAMES, row, strict=True))
-    data["tags"] = json.loads(data["tags"])
+    # Redacted again on the way out (cached): a row written before a detection rule existed
+    # never reaches a prompt, a recall or an expand with the secret in it. The summary and
+    # micro renderings are derived from the content: scanned only when the content had one.
+    content = data["content"]
+    data["content"] = secrets.scrub(content)
+    if data["content"] != content:
+        data["summary"] = secrets.scrub(data["summary"])
+        data["micro"] = secrets.scrub(data["micro"])
+    data["source"] = secrets.scrub(data["source"])
+    data["tags"] = [secrets.scrub(t) for t in json.loads(data["tags"])]
     data["pinned"] = bool(data["pinned"])
     return Memory.model_construct(**data)
