@@ -58,6 +58,10 @@ class Request:
 class _Work:
     dropped: list[Dropped] = field(default_factory=list)
 
+    @property
+    def dropped_ids(self) -> set[str]:
+        return {d.id for d in self.dropped}
+
     def drop(self, s: Scored, reason: str, detail: str = "") -> None:
         self.dropped.append(
             Dropped(id=s.memory.id, kind=s.memory.kind, reason=reason,
@@ -214,6 +218,8 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         rel_query = relevance.query(words, frequencies, documents)
         # unknown words are counted in the question as asked, not in its expansions
         unknown = relevance.unknown_share(relevance.query(query, frequencies, documents))
+        if documents < config.gate.unknown_min_memories:
+            unknown = 0.0  # in a small memory most words are absent: that says nothing
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
             semantic.setdefault(memory_id, 0.0)
@@ -223,6 +229,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         available = max(available, len(candidates))
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown)
         candidates = _supersession(store, candidates, work)
+        candidates = _paraphrases(candidates, work, config.scoring.paraphrase_containment)
         if req.mode == "recall":  # a small budget: one item per document
             candidates, merged = _merge_documents(candidates, work)
 
@@ -441,6 +448,48 @@ def _supersession(store: MemoryStore, kept: list[Scored], work: _Work) -> list[S
             work.drop(c, "duplicate", f"superseded by {successor}, which is included")
             continue
         out.append(c)
+    return out
+
+
+def _paraphrases(kept: list[Scored], work: _Work, containment: float) -> list[Scored]:
+    """A short memory that one sentence or item of another admitted memory already says (an
+    AGENTS.md rule and the same rule remembered in chat; one sentence repeated by templated
+    ADRs) takes no slot of its own: the memory that holds it stays (SPEC §2.6)."""
+    from nous.memory.markdown import units
+
+    def unit_stems(memory: object) -> list[frozenset[str]]:
+        content = getattr(memory, "content", "")
+        return [
+            relevance.stems(f"{u.lead} {u.text}") for u in units(content) if u.kind != "heading"
+        ]
+
+    pieces = {c.memory.id: unit_stems(c.memory) for c in kept}
+    out = []
+    for c in kept:
+        own = pieces[c.memory.id]
+        words = frozenset().union(*own) if own else frozenset()
+        holder = None
+        harvested = (c.memory.source or "").startswith("file:")
+        if 3 <= len(words) <= 30 and len(own) <= 2:
+            for other in kept:
+                if other is c or other.memory.id in work.dropped_ids:
+                    continue
+                same_file = (other.memory.source or "#").split("#")[0] == (
+                    c.memory.source or ""
+                ).split("#")[0]
+                templated = "adr" in c.memory.tags and "adr" in other.memory.tags and not same_file
+                if harvested and not templated:
+                    continue  # a document's own sections are not paraphrases of each other
+                if any(
+                    len(u) >= 4 and len(words & u) >= max(3, containment * min(len(words), len(u)))
+                    for u in pieces[other.memory.id]
+                ) and len(pieces[other.memory.id]) > len(own):
+                    holder = other
+                    break
+        if holder is None:
+            out.append(c)
+        else:
+            work.drop(c, "duplicate", f"paraphrase of {holder.memory.id}")
     return out
 
 

@@ -91,7 +91,7 @@ async function activate(context) {
     vscode.commands.registerCommand("nousE2e.invokeRecall", async () => {
       try {
         const result = await vscode.lm.invokeTool("nous_recall", {
-          input: { query: "which embedding model and vector search do we use" },
+          input: { query: "where do memories live and how are they searched?" },
           toolInvocationToken: undefined,
           tokenizationOptions: { tokenBudget: 120, countTokens: async (t) => Math.ceil(String(t).length / 4) },
         });
