@@ -7,20 +7,20 @@ import hashlib
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from nous.context import budget, dedup, extract, profiles, relevance, search
+from nous.context import budget, dedup, items, profiles, relevance, search
 from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
 from nous.context.config import Config, Profile
 from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
-from nous.memory import lifecycle, renderings, secrets, usage
+from nous.memory import lifecycle, secrets, usage
 from nous.memory.store import MemoryStore
-from nous.protocol import ContextResult, Dropped, Item, Message, Section, SessionUse
+from nous.protocol import ContextResult, Item, Message, Section, SessionUse
 
 _PATHLIKE = re.compile(r"[\w-]+\.[a-zA-Z]\w{0,5}$")
 
@@ -52,21 +52,6 @@ class Request:
     kinds: list[str] | None = None
     session: SessionUse | None = None
     cut_note: str | None = None
-
-
-@dataclass
-class _Work:
-    dropped: list[Dropped] = field(default_factory=list)
-
-    @property
-    def dropped_ids(self) -> set[str]:
-        return {d.id for d in self.dropped}
-
-    def drop(self, s: Scored, reason: str, detail: str = "") -> None:
-        self.dropped.append(
-            Dropped(id=s.memory.id, kind=s.memory.kind, reason=reason,
-                    score=round(s.score, 4), detail=detail)
-        )  # fmt: skip
 
 
 def _semantic(
@@ -190,7 +175,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     profile_name, profile = profiles.get(config, req.profile)
     plan = plans.build(intent, frame, config, req.kinds)
     total = max(0, req.budget)
-    work = _Work()
+    work = items.Work()
     session = req.session or SessionUse(id=None, used=0, cap=0, remaining=0)
     blocks = _blocks(config, frame, view, req.mode)
     layer_kinds = {layer.name: layer.kinds for layer in config.layers}
@@ -228,10 +213,10 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
                             rel_query, query_vec, lexical, unknown)  # fmt: skip
         available = max(available, len(candidates))
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown)
-        candidates = _supersession(store, candidates, work)
-        candidates = _paraphrases(candidates, work, config.scoring.paraphrase_containment)
+        candidates = items.supersession(store, candidates, work)
+        candidates = items.paraphrases(candidates, work, config.scoring.paraphrase_containment)
         if req.mode == "recall":  # a small budget: one item per document
-            candidates, merged = _merge_documents(candidates, work)
+            candidates, merged = items.merge_documents(candidates, work)
 
     if req.mode == "startup":
         s = config.startup
@@ -249,7 +234,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     else:
         caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
         bucket_of = lambda scored, layer: layer  # noqa: E731
-    items = [(c, _layer_of(config, c, req.mode)) for c in candidates]
+    placing = [(c, _layer_of(config, c, req.mode)) for c in candidates]
     # Each item's share of the budget for its extract: the budget split over what was admitted,
     # weighted by rank (1/r), so the best item has room to carry its answer and a long tail of
     # admitted items still fits.
@@ -262,9 +247,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         for r, c in enumerate(candidates, start=1)
     }
     alloc = budget.allocate(
-        items, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
+        placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7,
-        choices=_Renderings(store, rel_query, shares, _successor_names(store, candidates),
+        choices=items.Renderings(store, rel_query, shares, items.successor_names(store, candidates),
                             merged).of,
         best_first=req.mode == "recall",
     )  # fmt: skip
@@ -288,7 +273,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
                          tokens=p.tokens, score=round(p.scored.score, 4), terms=p.scored.terms,
                          text=p.line[2:], source=p.scored.memory.source,
                          merged=[m.memory.id for m in merged.get(p.scored.memory.id, [])],
-                         sources=_sources(p.scored, merged))
+                         sources=items.sources(p.scored, merged))
                     for p in placed
                 ],
             )
@@ -305,7 +290,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
 
 def _score(
     store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
-    profile: Profile, semantic: dict[str, float], work: _Work,
+    profile: Profile, semantic: dict[str, float], work: items.Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
     lexical: dict[str, float] | None = None, unknown: float = 0.0,
 ) -> list[Scored]:  # fmt: skip
@@ -345,7 +330,7 @@ def _score(
 
 def _filter(
     store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
-    profile: Profile, candidates: list[Scored], work: _Work, unknown: float = 0.0,
+    profile: Profile, candidates: list[Scored], work: items.Work, unknown: float = 0.0,
 ) -> list[Scored]:  # fmt: skip
     threshold = getattr(config.thresholds, req.mode)
     window = config.frames.windows.get(frame, 5)
@@ -436,144 +421,3 @@ def _preserve(kept: list[Scored], profile: Profile) -> list[Scored]:
             first.append(s)
     rest = [s for s in kept if all(s is not f for f in first)]
     return [*first, *rest]
-
-
-def _supersession(store: MemoryStore, kept: list[Scored], work: _Work) -> list[Scored]:
-    """A superseded memory whose successor is in the answer is left out (SPEC §2.8)."""
-    ids = {c.memory.id for c in kept}
-    out = []
-    for c in kept:
-        successor = c.memory.superseded_by
-        if c.memory.status == "superseded" and successor and successor in ids:
-            work.drop(c, "duplicate", f"superseded by {successor}, which is included")
-            continue
-        out.append(c)
-    return out
-
-
-def _paraphrases(kept: list[Scored], work: _Work, containment: float) -> list[Scored]:
-    """A short memory that one sentence or item of another admitted memory already says (an
-    AGENTS.md rule and the same rule remembered in chat; one sentence repeated by templated
-    ADRs) takes no slot of its own: the memory that holds it stays (SPEC §2.6)."""
-    from nous.memory.markdown import units
-
-    def unit_stems(memory: object) -> list[frozenset[str]]:
-        content = getattr(memory, "content", "")
-        return [
-            relevance.stems(f"{u.lead} {u.text}") for u in units(content) if u.kind != "heading"
-        ]
-
-    pieces = {c.memory.id: unit_stems(c.memory) for c in kept}
-    out = []
-    for c in kept:
-        own = pieces[c.memory.id]
-        words = frozenset().union(*own) if own else frozenset()
-        holder = None
-        harvested = (c.memory.source or "").startswith("file:")
-        if 3 <= len(words) <= 30 and len(own) <= 2:
-            for other in kept:
-                if other is c or other.memory.id in work.dropped_ids:
-                    continue
-                same_file = (other.memory.source or "#").split("#")[0] == (
-                    c.memory.source or ""
-                ).split("#")[0]
-                templated = "adr" in c.memory.tags and "adr" in other.memory.tags and not same_file
-                if harvested and not templated:
-                    continue  # a document's own sections are not paraphrases of each other
-                if any(
-                    len(u) >= 4 and len(words & u) >= max(3, containment * min(len(words), len(u)))
-                    for u in pieces[other.memory.id]
-                ) and len(pieces[other.memory.id]) > len(own):
-                    holder = other
-                    break
-        if holder is None:
-            out.append(c)
-        else:
-            work.drop(c, "duplicate", f"paraphrase of {holder.memory.id}")
-    return out
-
-
-def _sources(lead: Scored, merged: dict[str, list[Scored]]) -> list[str]:
-    others = merged.get(lead.memory.id, [])
-    return [lead.memory.source, *(m.memory.source for m in others)] if others else []
-
-
-def _merge_documents(
-    kept: list[Scored], work: _Work
-) -> tuple[list[Scored], dict[str, list[Scored]]]:
-    """Admitted sections of one harvested document become one item (its best section leads; the
-    extract draws on all of them), so a document does not spend its heading path and the budget
-    several times over. Returns (items, {lead id: the sections merged into it})."""
-    leads: dict[str, Scored] = {}
-    merged: dict[str, list[Scored]] = {}
-    out: list[Scored] = []
-    for c in kept:
-        source = c.memory.source or ""
-        document = source.split("#", 1)[0] if source.startswith("file:") else None
-        lead = leads.get(document) if document else None
-        if lead is None or "superseded" in (lead.memory.status, c.memory.status):
-            if document:
-                leads[document] = c
-            out.append(c)
-            continue
-        merged.setdefault(lead.memory.id, []).append(c)
-        work.drop(c, "duplicate", f"merged into {lead.memory.id} (same document)")
-    return out, merged
-
-
-def _successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
-    """{superseded memory id: its successor's one-line rendering}."""
-    wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
-    if not wanted:
-        return {}
-    found = store.get_many([i for i in wanted.values() if i])
-    return {old: found[new].micro for old, new in wanted.items() if new in found}
-
-
-class _Renderings:
-    """The renderings an item may take, best first: its whole text when it fits the item's
-    share, else the extract most relevant to the input (SPEC §2.7's second tier), then the
-    write-time summary and micro. A superseded memory says so, with its successor."""
-
-    def __init__(
-        self, store: MemoryStore, query: relevance.Query | None, shares: dict[str, int],
-        successors: dict[str, str], merged: dict[str, list[Scored]] | None = None,
-    ) -> None:  # fmt: skip
-        self.counter = store.counter
-        self.query = query
-        self.shares = shares
-        self.successors = successors
-        self.merged = merged or {}
-        self._cache: dict[str, list[tuple[str, str]]] = {}
-
-    def of(self, scored: Scored) -> list[tuple[str, str]]:
-        memory = scored.memory
-        cached = self._cache.get(memory.id)
-        if cached is not None:
-            return cached
-        label = f"{renderings.label(memory.kind)}: "
-        options: list[tuple[str, str]] = []
-        content = "\n\n".join(
-            [memory.content, *(m.memory.content for m in self.merged.get(memory.id, []))]
-        )
-        heading, body = renderings.flat(content)
-        whole = f"{heading} — {body}" if heading else body
-        share = self.shares.get(memory.id, 100)
-        if self.counter.count(whole) <= share:
-            if self.counter.count(whole) > self.counter.count(memory.summary):
-                options.append(("content", label + whole))
-        elif self.query is not None:
-            text = extract.extract(content, self.query, share, self.counter)
-            if text:
-                options.append(("extract", label + text))
-        options += [("summary", memory.summary), ("micro", memory.micro)]
-        if memory.status == "superseded":
-            mark = (
-                f"(superseded by: {self.successors[memory.id]}) "
-                if memory.id in self.successors
-                else "(superseded) "
-            )
-            options = [(d, t.replace(label, label + mark, 1) if t.startswith(label) else mark + t)
-                       for d, t in options]  # fmt: skip
-        self._cache[memory.id] = options
-        return options

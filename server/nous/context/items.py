@@ -1,0 +1,179 @@
+"""What each admitted item becomes before allocation: the drops that keep an answer lean
+(a superseded memory whose successor is in, a short paraphrase of another admitted memory's
+sentence, further sections of a document already in a recall) and the renderings an item may
+take (whole, query-relevant extract, summary, micro). Every drop goes through `Work` with a
+reason, so nothing is excluded silently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nous.context import extract, relevance
+from nous.context.score import Scored
+from nous.memory import renderings
+from nous.memory.markdown import units
+from nous.memory.store import MemoryStore
+from nous.protocol import Dropped
+
+
+@dataclass
+class Work:
+    dropped: list[Dropped] = field(default_factory=list)
+
+    @property
+    def dropped_ids(self) -> set[str]:
+        return {d.id for d in self.dropped}
+
+    def drop(self, s: Scored, reason: str, detail: str = "") -> None:
+        self.dropped.append(
+            Dropped(id=s.memory.id, kind=s.memory.kind, reason=reason,
+                    score=round(s.score, 4), detail=detail)
+        )  # fmt: skip
+
+
+def supersession(store: MemoryStore, kept: list[Scored], work: Work) -> list[Scored]:
+    """A superseded memory whose successor is in the answer is left out (SPEC §2.8)."""
+    ids = {c.memory.id for c in kept}
+    out = []
+    for c in kept:
+        successor = c.memory.superseded_by
+        if c.memory.status == "superseded" and successor and successor in ids:
+            work.drop(c, "duplicate", f"superseded by {successor}, which is included")
+            continue
+        out.append(c)
+    return out
+
+
+def paraphrases(kept: list[Scored], work: Work, containment: float) -> list[Scored]:
+    """A short memory that one sentence or item of another admitted memory already says (an
+    AGENTS.md rule and the same rule remembered in chat; one sentence repeated by templated
+    ADRs) takes no slot of its own: the memory that holds it stays (SPEC §2.6)."""
+
+    def unit_stems(memory: object) -> list[frozenset[str]]:
+        content = getattr(memory, "content", "")
+        return [
+            relevance.stems(f"{u.lead} {u.text}") for u in units(content) if u.kind != "heading"
+        ]
+
+    pieces = {c.memory.id: unit_stems(c.memory) for c in kept}
+    out = []
+    for c in kept:
+        own = pieces[c.memory.id]
+        words = frozenset().union(*own) if own else frozenset()
+        holder = None
+        harvested = (c.memory.source or "").startswith("file:")
+        if 3 <= len(words) <= 30 and len(own) <= 2:
+            for other in kept:
+                if other is c or other.memory.id in work.dropped_ids:
+                    continue
+                same_file = (other.memory.source or "#").split("#")[0] == (
+                    c.memory.source or ""
+                ).split("#")[0]
+                templated = "adr" in c.memory.tags and "adr" in other.memory.tags and not same_file
+                if harvested and not templated:
+                    continue  # a document's own sections are not paraphrases of each other
+                if any(
+                    len(u) >= 4 and len(words & u) >= max(3, containment * min(len(words), len(u)))
+                    for u in pieces[other.memory.id]
+                ) and len(pieces[other.memory.id]) > len(own):
+                    holder = other
+                    break
+        if holder is None:
+            out.append(c)
+        else:
+            work.drop(c, "duplicate", f"paraphrase of {holder.memory.id}")
+    return out
+
+
+def sources(lead: Scored, merged: dict[str, list[Scored]]) -> list[str]:
+    others = merged.get(lead.memory.id, [])
+    return [lead.memory.source, *(m.memory.source for m in others)] if others else []
+
+
+def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[str, list[Scored]]]:
+    """Admitted sections of one harvested document become one item (its best section leads; the
+    extract draws on all of them), so a document does not spend its heading path and the budget
+    several times over. Returns (items, {lead id: the sections merged into it})."""
+    leads: dict[str, Scored] = {}
+    merged: dict[str, list[Scored]] = {}
+    out: list[Scored] = []
+    for c in kept:
+        source = c.memory.source or ""
+        document = source.split("#", 1)[0] if source.startswith("file:") else None
+        lead = leads.get(document) if document else None
+        if lead is None or "superseded" in (lead.memory.status, c.memory.status):
+            if document:
+                leads[document] = c
+            out.append(c)
+            continue
+        merged.setdefault(lead.memory.id, []).append(c)
+        work.drop(c, "duplicate", f"merged into {lead.memory.id} (same document)")
+    return out, merged
+
+
+def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
+    """{superseded memory id: its successor's one-line rendering}."""
+    wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
+    if not wanted:
+        return {}
+    found = store.get_many([i for i in wanted.values() if i])
+    return {old: found[new].micro for old, new in wanted.items() if new in found}
+
+
+class Renderings:
+    """The renderings an item may take, best first: its whole text when it fits the item's
+    share, else the extract most relevant to the input (SPEC §2.7's second tier), then the
+    write-time summary and micro. A superseded memory says so, with its successor."""
+
+    def __init__(
+        self, store: MemoryStore, query: relevance.Query | None, shares: dict[str, int],
+        successors: dict[str, str], merged: dict[str, list[Scored]] | None = None,
+    ) -> None:  # fmt: skip
+        self.counter = store.counter
+        self.query = query
+        self.shares = shares
+        self.successors = successors
+        self.merged = merged or {}
+        self._cache: dict[str, list[tuple[str, str]]] = {}
+
+    def of(self, scored: Scored) -> list[tuple[str, str]]:
+        memory = scored.memory
+        cached = self._cache.get(memory.id)
+        if cached is not None:
+            return cached
+        label = f"{renderings.label(memory.kind)}: "
+        options: list[tuple[str, str]] = []
+        content = "\n\n".join(
+            [memory.content, *(m.memory.content for m in self.merged.get(memory.id, []))]
+        )
+        heading, body = renderings.flat(content)
+        whole = f"{heading} — {body}" if heading else body
+        share = self.shares.get(memory.id, 100)
+        if self.counter.count(whole) <= share:
+            if self.counter.count(whole) > self.counter.count(memory.summary):
+                options.append(("content", label + whole))
+        elif self.query is not None:
+            text = extract.extract(content, self.query, share, self.counter)
+            if text:
+                options.append(("extract", label + text))
+        options += [("summary", memory.summary), ("micro", memory.micro)]
+        if memory.status == "superseded":
+            mark = (
+                f"(superseded by: {self.successors[memory.id]}) "
+                if memory.id in self.successors
+                else "(superseded) "
+            )
+            options = [(d, t.replace(label, label + mark, 1) if t.startswith(label) else mark + t)
+                       for d, t in options]  # fmt: skip
+        self._cache[memory.id] = options
+        return options
+
+
+def _document(item: Scored) -> str:
+    return (item.memory.source or "").split("#", 1)[0]
+
+
+def _says(words: frozenset[str], unit: frozenset[str], containment: float) -> bool:
+    """One unit holds (nearly) the words of a short memory, or the memory holds the unit's."""
+    shared = len(words & unit)
+    return len(unit) >= 4 and shared >= max(3, containment * min(len(words), len(unit)))
