@@ -259,11 +259,11 @@ def test_identity_ignores_a_git_root_that_does_not_track_the_folder(tmp_path: Pa
     git(home, "init", "-q", "-b", "main")
     git(home, "add", "package.json")
     git(home, "commit", "-q", "-m", "dotfiles")
-    assert identity.resolve(home / "proj").id == "proj"
+    assert identity.resolve(home / "proj").name == "proj"
     (home / "proj" / "x.py").write_text("")
     git(home, "add", "proj")
     git(home, "commit", "-q", "-m", "track proj")
-    assert identity.resolve(home / "proj").id == "dotfiles"
+    assert identity.resolve(home / "proj").name == "dotfiles"
 
 
 # -- the real daemon: names and FIFOs ---------------------------------------------------------

@@ -61,11 +61,20 @@ def test_each_sees_its_own_rules_only_and_b_harvest_retired_nothing_of_a(
 ) -> None:
     a, b = daemons
     a.call("nous/remember", {"kind": "decision", "content": DECISION_A})
-    query = "api rules: money, logging, deploys"
-    seen_a = text_of(a.call("nous/recall", {"query": query, "budget": 2000}))
-    seen_a += text_of(a.call("nous/context", {"input": query, "mode": "turn", "budget": 4000}))
-    seen_b = text_of(b.call("nous/recall", {"query": query, "budget": 2000}))
-    seen_b += text_of(b.call("nous/context", {"input": query, "mode": "turn", "budget": 4000}))
+    # Each side asks in general and then for each memory by its own words: only relevant
+    # memories are injected, so asking for the other project's rule verbatim is the hard case.
+    queries = ["api rules: money, logging, deploys", RULE_A, RULE_B, DECISION_A]
+
+    def seen(client: Raw) -> str:
+        text = ""
+        for query in queries:
+            text += text_of(client.call("nous/recall", {"query": query, "budget": 2000}))
+            text += text_of(
+                client.call("nous/context", {"input": query, "mode": "turn", "budget": 4000})
+            )
+        return text
+
+    seen_a, seen_b = seen(a), seen(b)
     assert RULE_A in seen_a and DECISION_A in seen_a and RULE_B not in seen_a
     assert RULE_B in seen_b and RULE_A not in seen_b and DECISION_A not in seen_b
     counts_a = a.call("nous/status", {})["counts"]

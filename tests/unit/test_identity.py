@@ -114,6 +114,8 @@ def test_a_subfolder_keeps_its_repository_key(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "api", "git@github.com:acme/api.git")
     sub = repo / "src" / "deep"
     sub.mkdir(parents=True)
+    (sub / "main.py").write_text("")
+    subprocess.run(["git", "-C", str(repo), "add", "src"], check=True)  # a folder the repo tracks
     assert identity.resolve(sub).key == identity.resolve(repo).key
 
 

@@ -1,0 +1,129 @@
+"""The gate, the extract and the lean answer (SPEC §2.5–2.8) with the real model: small talk and
+questions nothing answers get nothing, priors never admit, a fact deep in a long record survives
+as an extract, a paraphrase takes one slot, a superseded memory is left out or marked."""
+
+from __future__ import annotations
+
+import pytest
+
+from nous.context import config as configs
+from nous.context import pipeline
+from nous.memory.model import Draft
+from nous.memory.store import MemoryStore
+
+CONFIG = configs.defaults()
+VIEW = pipeline.View("shop", "project:shop", ["python"])
+FACTS = [
+    ("decision", "All payments go through the PaymentGateway adapter in shop/payments.py; nothing calls the card processor directly."),
+    ("constraint", "Never log card numbers or CVV codes, not even at debug level."),
+    ("procedure", "To release: bump the version in pyproject.toml, tag vX.Y.Z and push the tag; CI publishes the wheel."),
+    ("fact", "Orders are immutable once paid; refunds create a new credit order."),
+]  # fmt: skip
+
+
+def ask(
+    store: MemoryStore, text: str, mode: str = "turn", budget: int = 6000
+) -> pipeline.ContextResult:
+    return pipeline.assemble(
+        store, CONFIG, VIEW, pipeline.Request(input=text, mode=mode, budget=budget)
+    )
+
+
+def items(result: pipeline.ContextResult) -> list[str]:
+    return [i.text for s in result.sections for i in s.items]
+
+
+@pytest.fixture
+def shop(real_store: MemoryStore) -> MemoryStore:
+    real_store.remember_many([Draft(kind=k, content=c, scope="project:shop") for k, c in FACTS])
+    return real_store
+
+
+@pytest.mark.parametrize(
+    "text", ["hey, good morning!", "hi there 👋", "thanks, that worked", "good morning! how are you?",
+             "ok cool, appreciate it"],
+)  # fmt: skip
+@pytest.mark.parametrize("mode", ["turn", "recall", "startup"])
+def test_small_talk_retrieves_nothing(shop: MemoryStore, text: str, mode: str) -> None:
+    assert items(ask(shop, text, mode, 2000)) == []
+
+
+def test_a_question_nothing_answers_gets_nothing(shop: MemoryStore) -> None:
+    for text in ("How do I deploy to Kubernetes with a Helm chart?",
+                 "How do I translate the settings screen into French?"):  # fmt: skip
+        result = ask(shop, text, "recall", 500)
+        assert items(result) == [], text
+        assert {d.reason for d in result.dropped} <= {"low-score"}
+
+
+def test_always_on_layers_hold_only_what_is_pinned_blocking_or_relevant(shop: MemoryStore) -> None:
+    unrelated = ask(shop, "How do I release a new version?")
+    assert not any("card numbers" in t for t in items(unrelated))  # a warning, but not about this
+    assert any("tag vX.Y.Z" in t for t in items(unrelated))
+    relevant = ask(shop, "Can I log the card number while debugging payments?")
+    assert any("WARN: Never log card numbers" in t for t in items(relevant))
+    pinned = shop.remember(
+        Draft(
+            kind="constraint",
+            content="Production deploys need two approvals.",
+            scope="project:shop",
+        )
+    ).memory
+    shop.conn.execute("UPDATE memories SET pinned = 1 WHERE id = ?", (pinned.id,))
+    shop.conn.commit()
+    assert any("two approvals" in t for t in items(ask(shop, "How do I release a new version?")))
+
+
+def test_a_paraphrase_of_an_instruction_rule_takes_one_slot(shop: MemoryStore) -> None:
+    shop.remember(Draft(kind="convention", scope="project:shop", source="file:AGENTS.md#conventions",
+                        tags=["instructions"],
+                        content="# AGENTS.md: Conventions\n\n- Money is stored as integer cents, never floats.\n- Every public function has a docstring."))  # fmt: skip
+    said = shop.remember(Draft(kind="convention", scope="project:shop", source="chat",
+                               content="We always keep money amounts as integer cents, never as floating point numbers.")).memory  # fmt: skip
+    result = ask(shop, "how do we store money amounts?")
+    texts = items(result)
+    assert not any("floating point numbers" in t for t in texts)
+    assert any(d.id == said.id and d.reason == "duplicate" for d in result.dropped)
+    rules = next(s for s in result.sections if s.layer == "rules")
+    assert "docstring" in rules.items[0].text  # the rule file's record stays, whole
+
+
+def test_superseded_is_left_out_with_its_successor_or_marked(shop: MemoryStore) -> None:
+    old = shop.remember(
+        Draft(
+            kind="decision",
+            scope="project:shop",
+            content="Sessions are stored in Redis with a one-hour expiry.",
+        )
+    ).memory
+    new = shop.remember(
+        Draft(
+            kind="decision",
+            scope="project:shop",
+            content="Sessions are stored in Postgres; Redis is only a cache now.",
+        )
+    ).memory
+    shop.supersede(old.id, new.id)
+    both = ask(shop, "where are sessions stored, Redis or Postgres?")
+    assert any(d.id == old.id and "superseded by" in d.detail for d in both.dropped)
+    only_old = ask(shop, "what is the one-hour Redis session expiry?", "recall", 500)
+    marked = [t for t in items(only_old) if "one-hour expiry" in t]
+    assert marked and "(superseded by: " in marked[0]
+
+
+def test_a_fact_deep_in_a_long_record_survives_as_an_extract(shop: MemoryStore) -> None:
+    filler = " ".join(
+        f"Paragraph {n} describes the general checkout flow and its screens in detail."
+        for n in range(40)
+    )
+    content = f"# docs/guide.md: Checkout guide › Flow\n\n{filler}\n\nThe retry budget for the card processor is 3 attempts with 250 ms backoff.\n\n{filler}"
+    shop.remember(
+        Draft(kind="fact", scope="project:shop", source="file:docs/guide.md#flow", content=content)
+    )
+    result = ask(shop, "What is the retry budget for the card processor?", "recall", 500)
+    found = [
+        i for s in result.sections for i in s.items if "3 attempts with 250 ms backoff" in i.text
+    ]
+    assert found and found[0].detail == "extract"
+    assert found[0].text.startswith("(fact) docs/guide.md: Checkout guide › Flow — ")
+    assert result.tokens <= 500
