@@ -65,6 +65,9 @@ class Gate(Strict):
     unknown_share: float = Field(ge=0, le=1)
     unknown_floor: float = Field(ge=0, le=1)
     unknown_min_memories: int = Field(ge=0)
+    kinds: dict[str, float] = Field(default_factory=dict)
+    """A floor of its own for a kind (no relative floor, no unknown-words refusal), where its
+    memories are calibrated apart: conversation episodes on LoCoMo."""
     item_share: float = Field(gt=0, le=1)
     item_min: int = Field(ge=20)
     item_max: int = Field(ge=20)

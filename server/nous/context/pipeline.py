@@ -364,20 +364,13 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        # Startup buckets already rank the tiers (universal/language/project), so its threshold
-        # is on the relevance within the tier: the score before the scope factor.
-        # With no input there is nothing to be relevant to: the priors alone choose (a chat that
-        # starts empty); with an input, the gate admits and the priors only reorder.
-        floor = getattr(config.gate, req.mode) if req.input.strip() else 0.0
-        if req.input.strip() and unknown >= config.gate.unknown_share:
-            floor = max(floor, config.gate.unknown_floor)  # memory never saw what it asks about
-        if (
-            req.mode == "recall" and req.input.strip()
-        ):  # best first in a small budget: near the best, not just over
-            floor = max(floor, top * config.gate.recall_relative)
+        floor = _floor(config, req, m.kind, unknown, top)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
+        # With no input there is nothing to be relevant to: the priors alone choose (a chat that
+        # starts empty), on the relevance within the startup tier (the score before the scope
+        # factor); with an input the gate admits and the priors only reorder.
         prior = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
         if not req.input.strip() and prior < threshold:
             work.drop(c, "low-score", f"below {threshold}")
@@ -409,6 +402,21 @@ def _filter(
         if vec is not None:
             kept_vecs.append(vec)
     return _preserve(kept, profile)
+
+
+def _floor(config: Config, req: Request, kind: str, unknown: float, top: float) -> float:
+    """The relevance an item of `kind` must reach for this request (SPEC §2.5)."""
+    gate = config.gate
+    if not req.input.strip():
+        return 0.0
+    if kind in gate.kinds:  # calibrated apart (conversation turns on LoCoMo)
+        return gate.kinds[kind]
+    floor = float(getattr(gate, req.mode))
+    if unknown >= gate.unknown_share:  # memory never saw most of what is asked
+        floor = max(floor, gate.unknown_floor)
+    if req.mode == "recall":  # best first in a small budget: near the best, not just over
+        floor = max(floor, top * gate.recall_relative)
+    return floor
 
 
 def _preserve(kept: list[Scored], profile: Profile) -> list[Scored]:
