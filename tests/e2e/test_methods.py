@@ -92,16 +92,26 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_context_includes_harvested_rules(client: LanguageClient) -> None:
-    result = as_dict(
+    asked = as_dict(
+        await call(
+            client,
+            "nous/context",
+            {"input": "can I commit directly to main?", "sessionId": "e2e-2", "budget": 2000},
+        )
+    )
+    assert asked["tokens"] <= 2000 and asked["fingerprint"]["budget"] == 2000
+    assert "Never commit directly to main." in asked["text"]
+    assert "## Project Rules" in asked["text"]  # the workspace's own rule, not fenced as data
+    other = as_dict(
         await call(
             client,
             "nous/context",
             {"input": "should we add Redis for caching?", "sessionId": "e2e-2", "budget": 2000},
         )
     )
-    assert result["frame"] == "decision" and result["tokens"] <= 2000
-    assert "Never commit directly to main." in result["text"]
-    assert result["fingerprint"]["budget"] == 2000
+    assert other["frame"] == "decision"
+    # a warning that is not about the question is not injected on every turn (SPEC §2.7)
+    assert "Never commit directly to main." not in other["text"]
 
 
 @pytest.mark.asyncio(loop_scope="module")
