@@ -319,7 +319,12 @@ def _score(
             coverage = values[1]
         # The semantic term is the query relevance the gate admits on: the gate model's
         # probability that this memory holds the answer.
-        item = composite(config, memory, rel, frame, where, now_ts, plan.recency_weight,
+        semantic_term = rel
+        if memory.kind in config.gate.kinds:  # calibrated apart: the search's blend, tuned on
+            share = config.scoring.semantic_cosine_share  # LoCoMo's development conversations
+            lexical_score = (lexical or {}).get(memory_id, 0.0)
+            semantic_term = share * max(0.0, cosine) + (1 - share) * lexical_score
+        item = composite(config, memory, semantic_term, frame, where, now_ts, plan.recency_weight,
                          stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
         item.terms["relevance"] = round(rel, 4)
         item.terms["coverage"] = round(coverage, 4)
