@@ -19,6 +19,7 @@ from nous.context.config import Config, Profile
 from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
+from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult, Item, Message, Section, SessionUse
 
@@ -320,7 +321,7 @@ def _score(
         # The semantic term is the query relevance the gate admits on: the gate model's
         # probability that this memory holds the answer.
         semantic_term = rel
-        if memory.kind in config.gate.kinds:  # calibrated apart: the search's blend, tuned on
+        if _apart(config, memory):  # calibrated apart: the search's blend, tuned on
             share = config.scoring.semantic_cosine_share  # LoCoMo's development conversations
             lexical_score = (lexical or {}).get(memory_id, 0.0)
             semantic_term = share * max(0.0, cosine) + (1 - share) * lexical_score
@@ -369,7 +370,7 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        floor = _floor(config, req, m.kind, unknown, top)
+        floor = _floor(config, req, m, unknown, top)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
@@ -409,13 +410,20 @@ def _filter(
     return _preserve(kept, profile)
 
 
-def _floor(config: Config, req: Request, kind: str, unknown: float, top: float) -> float:
-    """The relevance an item of `kind` must reach for this request (SPEC §2.5)."""
+def _apart(config: Config, memory: Memory) -> bool:
+    """Conversation memories of a kind calibrated apart (LoCoMo's turns); a commit or a
+    harvested file's record is gated like any document."""
+    source = memory.source or ""
+    return memory.kind in config.gate.kinds and not source.startswith(("git:", "file:"))
+
+
+def _floor(config: Config, req: Request, memory: Memory, unknown: float, top: float) -> float:
+    """The relevance `memory` must reach for this request (SPEC §2.5)."""
     gate = config.gate
     if not req.input.strip():
         return 0.0
-    if kind in gate.kinds:  # calibrated apart (conversation turns on LoCoMo)
-        return gate.kinds[kind]
+    if _apart(config, memory):
+        return gate.kinds[memory.kind]
     floor = float(getattr(gate, req.mode))
     if unknown >= gate.unknown_share:  # memory never saw most of what is asked
         floor = max(floor, gate.unknown_floor)
