@@ -43,7 +43,8 @@ results.remember = call("nous/remember", {
   kind = "decision",
   content = "Neovim users get the same memories: we chose SQLite WAL for the store",
 })
-results.context = call("nous/context", { input = "which storage did we choose?", mode = "turn", sessionId = "nvim" })
+-- the gate admits only what the question is about: ask in words the memory shares
+results.context = call("nous/context", { input = "what did we choose for the memory store?", mode = "turn", sessionId = "nvim" })
 results.recall = call("nous/recall", { query = "SQLite WAL store", sessionId = "nvim" })
 results.bad = call("nous/recall", { query = 42 })
 vim.wait(5000, function() return #notes >= 2 end, 50)
