@@ -45,7 +45,9 @@ def shop(real_store: MemoryStore) -> MemoryStore:
 )  # fmt: skip
 @pytest.mark.parametrize("mode", ["turn", "recall", "startup"])
 def test_small_talk_retrieves_nothing(shop: MemoryStore, text: str, mode: str) -> None:
-    assert items(ask(shop, text, mode, 2000)) == []
+    result = ask(shop, text, mode, 2000)
+    assert result.intent["greeting"] is True  # recognised as small talk, not merely gated out
+    assert items(result) == [] and result.dropped == []
 
 
 def test_a_question_nothing_answers_gets_nothing(shop: MemoryStore) -> None:
