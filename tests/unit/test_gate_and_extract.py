@@ -129,3 +129,12 @@ def test_a_fact_deep_in_a_long_record_survives_as_an_extract(shop: MemoryStore) 
     assert found and found[0].detail == "extract"
     assert found[0].text.startswith("(fact) docs/guide.md: Checkout guide › Flow — ")
     assert result.tokens <= 500
+
+
+def test_commits_come_in_for_history_questions_or_when_relevant(shop: MemoryStore) -> None:
+    commit = shop.remember(Draft(kind="episode", scope="project:shop", source="git:" + "a" * 40,
+                                 tags=["git"], content="Commit aaaaaaaaaa by Ada on 2026-11-20: switch the session cache to Redis")).memory  # fmt: skip
+    history = ask(shop, "what changed recently?")
+    assert any(i.id == commit.id for s in history.sections for i in s.items)
+    unrelated = ask(shop, "How do I release a new version?")
+    assert not any(i.id == commit.id for s in unrelated.sections for i in s.items)

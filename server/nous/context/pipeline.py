@@ -213,7 +213,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
                             rel_query, query_vec, lexical, unknown)  # fmt: skip
         available = max(available, len(candidates))
-        candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown)
+        history = intent.temporal_recency > 0 or "episode" in intent.hints
+        candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown,
+                             history)  # fmt: skip
         candidates = items.supersession(store, candidates, work)
         candidates = items.paraphrases(candidates, work, config.scoring.paraphrase_containment)
         if req.mode == "recall":  # a small budget: one item per document
@@ -337,6 +339,7 @@ def _score(
 def _filter(
     store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
     profile: Profile, candidates: list[Scored], work: items.Work, unknown: float = 0.0,
+    history: bool = False,
 ) -> list[Scored]:  # fmt: skip
     threshold = getattr(config.thresholds, req.mode)
     window = config.frames.windows.get(frame, 5)
@@ -370,7 +373,7 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        floor = _floor(config, req, m, unknown, top)
+        floor = _floor(config, req, m, unknown, top, history)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
@@ -417,10 +420,14 @@ def _apart(config: Config, memory: Memory) -> bool:
     return memory.kind in config.gate.kinds and not source.startswith(("git:", "file:"))
 
 
-def _floor(config: Config, req: Request, memory: Memory, unknown: float, top: float) -> float:
-    """The relevance `memory` must reach for this request (SPEC §2.5)."""
+def _floor(
+    config: Config, req: Request, memory: Memory, unknown: float, top: float, history: bool
+) -> float:
+    """The relevance `memory` must reach for this request (SPEC §2.5). A question about
+    history ("what changed recently?", "last time") lets commits in by their priors (recency
+    first; the plan's episode limit bounds how many)."""
     gate = config.gate
-    if not req.input.strip():
+    if not req.input.strip() or (history and (memory.source or "").startswith("git:")):
         return 0.0
     if _apart(config, memory):
         return gate.kinds[memory.kind]
