@@ -71,6 +71,7 @@ class Gate(Strict):
     item_share: float = Field(gt=0, le=1)
     item_min: int = Field(ge=20)
     item_max: int = Field(ge=20)
+    startup_item_max: int = Field(ge=20)
     model: dict[str, float]
     """The gate model's weights (`relevance.FEATURES` and `bias`), fitted by scripts/fit-gate."""
 

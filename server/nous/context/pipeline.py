@@ -243,10 +243,10 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     # admitted items still fits.
     harmonic = sum(1 / r for r in range(1, len(candidates) + 1)) or 1.0
     gate = config.gate
+    most = gate.startup_item_max if req.mode == "startup" else gate.item_max
+    first = total * gate.item_share / harmonic
     shares = {
-        c.memory.id: min(
-            gate.item_max, max(gate.item_min, int(total * gate.item_share / (r * harmonic)))
-        )
+        c.memory.id: min(most, max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
     alloc = budget.allocate(
