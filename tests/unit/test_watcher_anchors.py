@@ -146,3 +146,28 @@ def test_a_deleted_then_recreated_top_level_tree_is_watched_again(tmp_path: Path
         assert watcher.index == walk(tmp_path, watcher.ignore)
     finally:
         watcher.stop()
+
+
+def test_changes_made_while_the_watch_is_still_arming_are_not_lost(tmp_path: Path) -> None:
+    """`mode` reads "watching" before watchfiles has armed its watches (later still on a busy
+    machine); a file written in that window must still reach the index and the handler."""
+    from watchfiles import watch as real_watch
+
+    tree(tmp_path)
+    seen: list[set[str]] = []
+
+    def slow_to_arm(*paths: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        time.sleep(1.5)  # the watch is not armed yet: writes now produce no event
+        yield from real_watch(*paths, **kwargs)  # type: ignore[arg-type]
+
+    watcher = Watcher(
+        tmp_path, seen.append, debounce_ms=100, rescan_seconds=3600, watch=slow_to_arm
+    )
+    watcher.start()
+    try:
+        assert wait_for(lambda: watcher.mode == "watching", 5)
+        (tmp_path / "AGENTS.md").write_text("- written before the watch was armed\n")
+        assert wait_for(lambda: "AGENTS.md" in watcher.index, 10)
+        assert any("AGENTS.md" in batch for batch in seen)
+    finally:
+        watcher.stop()

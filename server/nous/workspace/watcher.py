@@ -74,6 +74,10 @@ class _Either:
             time.sleep(0.05)
 
 
+SETTLE_SECONDS = 2.0
+"""After start, when the one early reconciliation runs."""
+
+
 class Watcher:
     """Keeps `index` equal to the workspace's non-ignored files and reports changed paths."""
 
@@ -197,6 +201,11 @@ class Watcher:
         return diff
 
     def _run_rescans(self) -> None:
+        # `mode` says "watching" a moment before watchfiles has armed its watches (it arms them
+        # when its generator first runs, later still on a busy machine): one early
+        # reconciliation catches what changed in that window.
+        if not self._stop.wait(SETTLE_SECONDS):
+            self._emit(self.reconcile())
         interval = self.rescan_seconds
         while not self._stop.wait(interval if self.mode != "rescanning" else min(interval, 30)):
             diff = self.reconcile()
