@@ -4,7 +4,11 @@ transaction holding an older snapshot has ended, always completes while the load
 
 How long a checkpoint waited is a wall-clock figure: it is reported, and asserted only when
 `NOUS_REL_CHECKPOINT_BOUND_S` is set (`scripts/stress` sets 1 s), never in CI, where a busy
-machine would fail it for timing alone."""
+machine would fail it for timing alone. The same holds for the WAL's peak size: a checkpoint that
+waits for readers lets it pass the 64 MB `journal_size_limit` for a moment on a busy machine
+(66 MB was seen on a clean-clone CI run), so CI asserts it stays bounded (twice the limit; the
+failure this guards against grew it to 2 GB in 10 s) and `scripts/stress` asserts the limit itself
+(`NOUS_REL_WAL_STRICT=1`)."""
 
 from __future__ import annotations
 
@@ -89,7 +93,9 @@ def mixed_load(tmp_path: Path, seconds: float, probe: bool) -> dict[str, float]:
 def test_wal_stays_bounded_under_sustained_mixed_load(tmp_path: Path) -> None:
     seconds = size("wal_seconds", 15)
     stats = mixed_load(tmp_path, seconds, probe=False)
-    assert stats["max_wal_mb"] <= JOURNAL_LIMIT / 2**20
+    limit_mb = JOURNAL_LIMIT / 2**20
+    strict = os.environ.get("NOUS_REL_WAL_STRICT") == "1"
+    assert stats["max_wal_mb"] <= (limit_mb if strict else 2 * limit_mb), stats
     report(
         "bounded_wal", seconds=seconds, writer_processes=WRITERS, reader_processes=READERS,
         writes=stats["writes"], reads=stats["reads"], max_wal_mb=round(stats["max_wal_mb"], 1),
