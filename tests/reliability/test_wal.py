@@ -93,14 +93,19 @@ def mixed_load(tmp_path: Path, seconds: float, probe: bool) -> dict[str, float]:
 def test_wal_stays_bounded_under_sustained_mixed_load(tmp_path: Path) -> None:
     seconds = size("wal_seconds", 15)
     stats = mixed_load(tmp_path, seconds, probe=False)
-    limit_mb = JOURNAL_LIMIT / 2**20
-    strict = os.environ.get("NOUS_REL_WAL_STRICT") == "1"
-    assert stats["max_wal_mb"] <= (limit_mb if strict else 2 * limit_mb), stats
+    assert stats["max_wal_mb"] <= wal_bound_mb(), stats
     report(
         "bounded_wal", seconds=seconds, writer_processes=WRITERS, reader_processes=READERS,
         writes=stats["writes"], reads=stats["reads"], max_wal_mb=round(stats["max_wal_mb"], 1),
         db_mb=round(stats["db_mb"], 1),
     )  # fmt: skip
+
+
+def wal_bound_mb() -> float:
+    """The WAL's peak may pass its limit while a checkpoint waits for readers: twice the limit in
+    CI (bounded, not runaway), the limit itself under `scripts/stress` (`NOUS_REL_WAL_STRICT=1`)."""
+    limit_mb = JOURNAL_LIMIT / 2**20
+    return limit_mb if os.environ.get("NOUS_REL_WAL_STRICT") == "1" else 2 * limit_mb
 
 
 def checkpoint_until_done(conn: sqlite3.Connection, patience_s: float) -> bool:
@@ -148,6 +153,6 @@ def test_no_transaction_keeps_a_checkpoint_from_completing(tmp_path: Path) -> No
     )  # fmt: skip
     assert stats["probes"] >= 1
     assert stats["gave_up"] == 0  # every checkpoint completed: no transaction stayed open
-    assert stats["max_wal_mb"] <= JOURNAL_LIMIT / 2**20
+    assert stats["max_wal_mb"] <= wal_bound_mb(), stats
     if bound:
         assert stats["max_probe_wait_s"] < bound, stats

@@ -138,3 +138,15 @@ def test_commits_come_in_for_history_questions_or_when_relevant(shop: MemoryStor
     assert any(i.id == commit.id for s in history.sections for i in s.items)
     unrelated = ask(shop, "How do I release a new version?")
     assert not any(i.id == commit.id for s in unrelated.sections for i in s.items)
+
+
+def test_counts_taken_a_moment_apart_never_break_the_weights() -> None:
+    from nous.context import relevance
+
+    # a word counted after more writes than the total was: more documents than "all"
+    query = relevance.query("cache layer limits", {"cache": 40, "layer": 12, "limits": 0}, 10)
+    assert all(w > 0 for w in query.weights.values())
+    assert 0.0 <= relevance.unknown_share(query) <= 1.0
+    assert 0.0 <= query.coverage("the cache layer") <= 1.0
+    empty = relevance.query("cache", {"cache": 5}, 0)
+    assert relevance.unknown_share(empty) == 0.0 or empty.total > 0

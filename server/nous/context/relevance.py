@@ -87,7 +87,7 @@ class Query:
 
     def coverage(self, text: str) -> float:
         """IDF-weighted share of the query's words that `text` holds (0..1)."""
-        if not self.weights:
+        if not self.weights or self.total <= 0:
             return 0.0
         held = stems(text)
         return sum(w for t, w in self.weights.items() if t in held) / self.total
@@ -107,8 +107,10 @@ def query(text: str, frequencies: dict[str, int], total: int) -> Query:
     weights: dict[str, float] = {}
     unknown = math.log(1 + (total + 0.5) / 0.5) if total else math.inf
     for word in dict.fromkeys(words(text)):
-        df = frequencies.get(word, 0)
-        idf = math.log(1 + (total - df + 0.5) / (df + 0.5)) if total else 1.0
+        # counted a moment apart (or from a cache), a word's count can pass the total: clamp,
+        # so every weight stays positive
+        df = min(max(0, frequencies.get(word, 0)), total)
+        idf = math.log(1 + (total - df + 0.5) / (df + 0.5)) if total > 0 else 1.0
         key = stem(word)
         weights[key] = max(weights.get(key, 0.0), idf)
     return Query(weights, unknown)
@@ -129,7 +131,7 @@ no memory holds ("ProGuard", "Helm": a question about what memory never saw)."""
 
 def unknown_share(query: Query) -> float:
     """The share of the query's IDF weight in words no memory holds."""
-    if not query.weights:
+    if not query.weights or query.total <= 0:
         return 0.0
     return sum(w for w in query.weights.values() if w >= query.unknown) / query.total
 
@@ -140,7 +142,7 @@ def features(
     from nous.memory.markdown import units
 
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
-    total = query.total or 1.0
+    total = query.total if query.total > 0 else 1.0
     best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
     known = {t: w for t, w in query.weights.items() if w < query.unknown}
     rarest = max(known, key=lambda t: known[t]) if known else None

@@ -507,9 +507,11 @@ class MemoryStore:
 
     def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """({term: live memories whose text holds it}, live memories in all), for the IDF of a
-        query's words (FTS5 stems the term the way it stemmed the text). Cached per change."""
+        query's words (FTS5 stems the term the way it stemmed the text). Cached until 64 more
+        changes have landed: frequencies drift slowly, and recounting after every write of a
+        busy writer would keep readers in long statements that hold checkpoints back."""
         change = self._df_change()
-        if change != self._df_seen:
+        if self._df_seen < 0 or change - self._df_seen >= DF_STALENESS or change < self._df_seen:
             self._df_cache.clear()
             self._df_seen = change
             self._df_total = int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
@@ -549,6 +551,10 @@ class MemoryStore:
 
     def integrity(self) -> str:
         return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+DF_STALENESS = 64
+"""Changes after which cached document frequencies are counted again."""
 
 
 def fts_query(text: str) -> str:
