@@ -76,10 +76,15 @@ def mixed_load(tmp_path: Path, seconds: float, probe: bool) -> dict[str, float]:
     stop.set()
     if prober:
         prober.join()
-    reads = sum(json.loads(r.communicate(timeout=120)[0])["reads"] for r in readers)
-    for w in writers:
-        os.kill(w.pid, signal.SIGTERM)
-        w.communicate(timeout=60)
+    try:
+        outputs = [r.communicate(timeout=120) for r in readers]
+    finally:  # a reader that failed must not leave the writers running after the test
+        for w in writers:
+            os.kill(w.pid, signal.SIGTERM)
+            w.communicate(timeout=60)
+    for out, err in outputs:
+        assert out.strip(), f"a reader process failed: {err.decode(errors='replace')[-2000:]}"
+    reads = sum(json.loads(out)["reads"] for out, _ in outputs)
     entries = [e for n in range(WRITERS) for e in journal(tmp_path / f"l{n}.log")]
     assert [e for e in entries if e[0] == "err"] == []
     assert all(r.returncode == 0 for r in readers)
