@@ -55,7 +55,7 @@ class Thresholds(Strict):
 
 class Gate(Strict):
     """SPEC §2.5: the query-relevance floor an item must clear to be admitted, per mode
-    (`relevance.blend` of cosine and IDF coverage; calibrated on the development sets), the
+    (`relevance.probability`, the fitted gate model; calibrated on the development sets), the
     cosine share of that blend, and each item's share of the budget for its extract."""
 
     startup: float = Field(ge=0, le=1)

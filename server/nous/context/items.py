@@ -12,6 +12,7 @@ from nous.context import extract, relevance
 from nous.context.score import Scored
 from nous.memory import renderings
 from nous.memory.markdown import units
+from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
 from nous.protocol import Dropped
 
@@ -49,11 +50,9 @@ def paraphrases(kept: list[Scored], work: Work, containment: float) -> list[Scor
     AGENTS.md rule and the same rule remembered in chat; one sentence repeated by templated
     ADRs) takes no slot of its own: the memory that holds it stays (SPEC §2.6)."""
 
-    def unit_stems(memory: object) -> list[frozenset[str]]:
-        content = getattr(memory, "content", "")
-        return [
-            relevance.stems(f"{u.lead} {u.text}") for u in units(content) if u.kind != "heading"
-        ]
+    def unit_stems(memory: Memory) -> list[frozenset[str]]:
+        found = units(memory.content)
+        return [relevance.stems(f"{u.lead} {u.text}") for u in found if u.kind != "heading"]
 
     pieces = {c.memory.id: unit_stems(c.memory) for c in kept}
     out = []

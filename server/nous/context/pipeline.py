@@ -68,8 +68,8 @@ def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[s
     return store.always_on(scopes, limit)
 
 
-def _bypasses_gate(memory: object) -> bool:
-    return bool(getattr(memory, "pinned", False)) or getattr(memory, "status", "") == "escalated"
+def _bypasses_gate(memory: Memory) -> bool:
+    return memory.pinned or memory.status == "escalated"
 
 
 RULES_LAYER = "rules"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*(?:[.:-][a-z0-9_]+)*")
@@ -164,7 +163,3 @@ def probability(values: list[float], weights: dict[str, float]) -> float:
         weights.get(n, 0.0) * v for n, v in zip(FEATURES, values, strict=True)
     )
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
-def only_words(texts: Iterable[str]) -> set[str]:
-    return {w for t in texts for w in words(t)}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from nous.memory.markdown import slug
+
+__all__ = ["Harvested", "slug"]
 
 
 @dataclass
@@ -19,20 +22,3 @@ class Harvested:
     """For a superseded ADR: the anchor-less relpath or number of the ADR that replaces it."""
     confidence: float = 0.9
     importance: float = 0.6
-
-
-def slug(text: str, limit: int = 60) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit] or "section"
-
-
-def rule_kind(text: str) -> str:
-    """constraint for never/don't rules, preference for "prefer", else convention."""
-    lowered = text.lower()
-    if re.search(
-        r"\b(never|don'?t|do not|must not|mustn'?t|avoid|no\s+\w+ing|forbidden|not allowed)\b",
-        lowered,
-    ):
-        return "constraint"
-    if re.search(r"\b(prefer|preferably|i like|we like|favou?r)\b", lowered):
-        return "preference"
-    return "convention"
