@@ -18,11 +18,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from nous import __version__
+from nous.context import chat
 from nous.context.config import FRAMES
 from nous.engine import Engine
 from nous.errors import NousError
 from nous.memory.model import KINDS, OUTCOMES, Draft
-from nous.protocol import ContextParams, FeedbackParams
+from nous.protocol import ContextParams, FeedbackParams, RecallParams, RememberParams
 from nous.settings import Settings
 
 Handler = Callable[[Engine, argparse.Namespace], Any]
@@ -143,13 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _remember(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
-    result = engine.remember(
-        Draft(
-            kind=args.kind, content=args.text, scope=args.scope, tags=args.tags,
-            outcome=args.outcome, confidence=args.confidence, importance=args.importance,
-            source=args.source,
-        )
+    # Unvalidated here: the store validates the draft and names what is wrong (InvalidMemory).
+    params = RememberParams.model_construct(
+        kind=args.kind, content=args.text, scope=args.scope, tags=args.tags,
+        outcome=args.outcome, confidence=args.confidence, importance=args.importance,
+        source=args.source,
     )  # fmt: skip
+    result = engine.remember(Draft.of(params))
     return {
         "id": result.memory.id,
         "status": result.status,
@@ -159,7 +160,9 @@ def _remember(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _recall(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
-    result = engine.recall(args.query, args.budget, args.kinds)
+    result = chat.recall(engine, RecallParams.model_construct(
+        query=args.query, budget=args.budget, kinds=args.kinds, session_id=None, scope=None
+    ))  # fmt: skip
     return result.model_dump(mode="json", by_alias=True)
 
 
@@ -179,12 +182,12 @@ def _context(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
         )  # fmt: skip
     except ValidationError as exc:
         raise NousError(f"invalid request: {exc.errors()[0]['msg']}") from exc
-    return engine.context(params).model_dump(mode="json", by_alias=True)
+    return chat.context(engine, params).model_dump(mode="json", by_alias=True)
 
 
 def _feedback(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     params = FeedbackParams(session_id=args.session, response=args.response)
-    return engine.feedback(params).model_dump(mode="json", by_alias=True)
+    return chat.feedback(engine, params).model_dump(mode="json", by_alias=True)
 
 
 def _expand(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:

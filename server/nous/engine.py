@@ -1,7 +1,10 @@
-"""The use-case layer shared by the CLI and the daemon: one workspace, one store, one encoding.
+"""The per-folder object: one workspace folder's identity, store and config, shared by the CLI
+and the daemon (one per folder in a multi-root window).
 
-Everything here is plain Python (no server): resolve the project, pick the scopes a read may see,
-and run remember / recall / expand / forget / status against the store.
+Plain Python (no server). It resolves the project, picks the scopes a read may see, normalises
+the active file, and runs the memory verbs (remember / import / forget / supersede / outcome /
+harvest / status) that act inside its project. The chat requests (context, recall, expand,
+feedback) are `nous.context.chat`, which takes this object as its `Folder`.
 """
 
 from __future__ import annotations
@@ -12,27 +15,17 @@ from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
+from nous.context import chat, pipeline
 from nous.context import config as configs
-from nous.context import frame as frames
-from nous.context import pipeline
-from nous.context import session as sessions
 from nous.context.config import Config
 from nous.errors import InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
-from nous.memory import projects, tokens, usage
-from nous.memory.embedder import Embedder, Vector
+from nous.memory import tokens
+from nous.memory.embedder import Embedder
 from nous.memory.model import Draft, Memory
 from nous.memory.store import MemoryStore, WriteResult, default_path
-from nous.memory.usage import Session
-from nous.protocol import (
-    ContextParams,
-    ContextResult,
-    FeedbackParams,
-    FeedbackResult,
-    RecallParams,
-    SessionUse,
-)
 from nous.settings import Settings
 from nous.workspace import detect, identity
 
@@ -50,7 +43,9 @@ class Engine:
         active_language: str | None = None,
     ) -> None:
         self.settings = settings
-        self.workspace = Path(workspace).resolve()
+        self.folder = Path(workspace)
+        """The folder as given (a client's URI path); `workspace` is it resolved."""
+        self.workspace = self.folder.resolve()
         self.project = identity.resolve(self.workspace)
         self.active_language = active_language
         self.active_file: str | None = None
@@ -59,7 +54,6 @@ class Engine:
         """`pending`, `indexing` or `ready`: set by the daemon around the startup harvest."""
         self.last_session: str | None = None
         self._embedder = embedder
-        self._topic: Vector | None = None
         self.config: Config
         self.config, self.problems = configs.load(self.workspace)
 
@@ -72,8 +66,34 @@ class Engine:
         embedder = self._embedder or embedders.default_embedder(self.settings.embedding_model)
         path = self.settings.db or default_path()
         store = MemoryStore(path, embedder, tokens.counter(self.settings.encoding))
-        projects.claim(store, self.project.key, self.project.name, self.project.aliases)
+        store.claim_project(self.project.key, self.project.name, self.project.aliases)
         return store
+
+    @property
+    def project_key(self) -> str:
+        return self.project.key
+
+    def close(self) -> None:
+        """Close the store if it was opened."""
+        store = self.__dict__.pop("store", None)
+        if store is not None:
+            store.close()
+
+    def set_language(self, language: str) -> None:
+        """The language of the file being edited: it leads the detected ones from now on."""
+        self.active_language = language
+        self.__dict__.pop("languages", None)
+
+    def relative(self, active_file: str | None) -> str | None:
+        """An active file as it arrives (a `file://` URI or a path) → workspace-relative path
+        (absolute when outside the folder): normalised once, where the request comes in."""
+        if not active_file:
+            return active_file
+        path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
+        for base in (self.folder, self.workspace):
+            if path.is_absolute() and path.is_relative_to(base):
+                return str(path.relative_to(base))
+        return str(path)
 
     def scopes(self) -> list[str]:
         """What a read may see: this project, its languages, universal — never another project."""
@@ -143,118 +163,8 @@ class Engine:
             project_scope=self.project.scope,
             languages=list(self.languages),
             task=self.task,
-            active_file=active_file or self.active_file,
+            active_file=self.relative(active_file) or self.active_file,
         )
-
-    def _session(self, session_id: str | None) -> Session:
-        return sessions.open_session(
-            self.store, session_id, self.project.key, self.settings.session_cap
-        )
-
-    def context(self, params: ContextParams) -> ContextResult:
-        """`nous/context`: startup (counted against the session cap) or turn mode."""
-        session = self._session(params.session_id)
-        self.last_session = params.session_id or self.last_session
-        if params.mode == "startup":
-            requested = params.budget or self.settings.startup_budget
-        else:
-            frame = frames.select(params.input, params.frame)
-            requested = params.budget or self.config.frames.budgets.get(frame, 3000)
-            if params.model_max_tokens:
-                share = self.config.session.model_window_share
-                requested = min(requested, int(params.model_max_tokens * share))
-        granted, note = sessions.grant(session, params.mode, requested)
-        frame_now = frames.select(params.input, params.frame)
-        refresh = (
-            sessions.refresh_reason(self.store, self.config, session, params.input, frame_now)
-            if params.session_id and params.mode == "turn"
-            else None
-        )
-        result = pipeline.assemble(
-            self.store,
-            self.config,
-            self.view(params.active_file),
-            pipeline.Request(
-                input=params.input, mode=params.mode, budget=granted, frame=params.frame,
-                profile=params.profile, conversation=params.conversation,
-                instructions=params.injected_instructions, cut_note=note,
-            ),
-        )  # fmt: skip
-        result.refresh = refresh
-        if params.session_id and params.input.strip():
-            self._topic = self.store.embedder.embed(params.input)
-        return self._finish(session, result, counted=params.mode == "startup", cut=bool(note))
-
-    def recall_request(self, params: RecallParams) -> ContextResult:
-        """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
-        session = self._session(params.session_id)
-        self.last_session = params.session_id or self.last_session
-        requested = params.budget or self.settings.recall_budget
-        note = None
-        if params.session_id and session.recalls >= self.settings.max_recalls_per_session:
-            granted = 0
-            note = (
-                f"recall limit reached: {session.recalls} of "
-                f"{self.settings.max_recalls_per_session} recalls used in this session"
-            )
-        else:
-            granted, note = sessions.grant(session, "recall", requested)
-        view = self.view()
-        if params.scope:
-            wanted = self.resolve_scope(params.scope)
-            view_scopes = [s for s in view.scopes if s == wanted]
-            if not view_scopes:
-                view_scopes = [view.project_scope]
-            view.languages = [
-                s.removeprefix("language:") for s in view_scopes if s.startswith("language:")
-            ]
-        result = pipeline.assemble(
-            self.store,
-            self.config,
-            view,
-            pipeline.Request(
-                input=params.query, mode="recall", budget=granted, kinds=params.kinds,
-                cut_note=note,
-            ),
-        )  # fmt: skip
-        return self._finish(session, result, counted=True, cut=granted < requested)
-
-    def _finish(
-        self, session: Session, result: ContextResult, counted: bool, cut: bool
-    ) -> ContextResult:
-        sessions.record(self.store, session, result, counted, self._topic)
-        self._topic = None
-        result.session = sessions.use_of(session, cut=cut)
-        return result
-
-    def recall(
-        self, query: str, budget: int | None = None, kinds: list[str] | None = None
-    ) -> ContextResult:
-        """Recall outside any chat session (the CLI)."""
-        return self.recall_request(RecallParams(query=query, budget=budget, kinds=kinds))
-
-    def feedback(self, params: FeedbackParams) -> FeedbackResult:
-        return sessions.feedback(
-            self.store, self.config, self._session(params.session_id), params.response
-        )
-
-    def expand_into_session(
-        self, memory_id: str, session_id: str | None
-    ) -> tuple[Memory, SessionUse]:
-        """The full record; with a session, its content counts against the cap (cut to fit)."""
-        memory = self.own(memory_id)
-        if not session_id:
-            return memory, SessionUse(id=None, used=0, cap=0, remaining=0)
-        session = self._session(session_id)
-        cost = self.store.counter.count(memory.content)
-        granted, note = sessions.grant(session, "expand", cost)
-        if note:
-            memory = memory.model_copy(
-                update={"content": self.store.counter.truncate(memory.content, granted)}
-            )
-        session.injected.append({"id": memory.id, "text": memory.summary, "judged": False})
-        usage.save_session(self.store, session, min(cost, granted))
-        return memory, sessions.use_of(session, cut=bool(note))
 
     def expand(self, memory_id: str) -> Memory:
         return self.own(memory_id)
@@ -305,15 +215,17 @@ class Engine:
             "databaseBytes": store.size_bytes(),
             "memories": sum(sum(by.values()) for by in counts.values()),
             "counts": counts,
-            "model": store.embedder.name,
-            "dimension": store.embedder.dimension,
+            "model": store.model_name,
+            "dimension": store.dimension,
             "encoding": store.counter.name,
             "task": self.task,
             "indexState": self.index_state,
             "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
-            "session": (
-                sessions.use_of(self._session(self.last_session)).model_dump(by_alias=True)
-                if self.last_session
-                else None
-            ),
+            "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),
         }
+
+
+def uri_to_path(uri: str) -> Path:
+    """A `file://` URI's path (percent-decoded); anything else is taken as a path."""
+    parsed = urlparse(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(uri)

@@ -100,6 +100,14 @@ class OutcomeParams(IdParams):
     outcome: Literal["success", "partial", "pending", "failure"]
 
 
+class ExpandParams(IdParams):
+    session_id: str | None = Field(default=None, max_length=200)
+
+
+class StatusParams(Params):
+    pass
+
+
 class Item(Wire):
     """One included memory in a manifest."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_snake
 
 from nous.memory.tokens import ENCODINGS
 
@@ -31,6 +32,8 @@ class Settings(BaseModel):
     """Tokens injected per chat session across startup, recalls and expands."""
     max_recalls_per_session: int = Field(default=2, ge=0, le=1000)
     """How many `nous/recall` injections one session may make."""
+    model_window_share: float = Field(default=0.15, gt=0, le=1)
+    """Largest share of the model's context window (`modelMaxTokens`) a turn's context takes."""
 
     harvest: bool = True
     """Harvest instruction files, ADRs, procedures and git history when the daemon starts."""
@@ -51,7 +54,7 @@ def load(options: dict[str, object] | None) -> tuple[Settings, list[str]]:
     settings = Settings()
     problems: list[str] = []
     for key, value in (options or {}).items():
-        name = key if key in Settings.model_fields else _snake(key)
+        name = key if key in Settings.model_fields else to_snake(key)
         if name not in Settings.model_fields:
             problems.append(f"unknown setting {key!r} ignored")
             continue
@@ -61,7 +64,3 @@ def load(options: dict[str, object] | None) -> tuple[Settings, list[str]]:
             reason = exc.errors()[0]["msg"]
             problems.append(f"setting {key!r} = {value!r} is invalid ({reason}); default kept")
     return settings, problems
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)

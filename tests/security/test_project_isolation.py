@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from nous.context import chat
 from nous.engine import Engine
 from nous.errors import InvalidMemory, UnknownMemory
 from nous.memory.embedder import OnnxEmbedder
@@ -61,8 +62,8 @@ def engines(tmp_path: Path, real_embedder: OnnxEmbedder) -> Iterator[dict[str, E
 
 
 def seen(engine: Engine, query: str) -> str:
-    recalled = engine.recall_request(RecallParams(query=query, budget=2000))
-    context = engine.context(ContextParams(input=query, mode="turn", budget=4000))
+    recalled = chat.recall(engine, RecallParams(query=query, budget=2000))
+    context = chat.context(engine, ContextParams(input=query, mode="turn", budget=4000))
     return recalled.text + context.text
 
 
@@ -77,7 +78,7 @@ def test_harvesting_one_never_retires_anothers_rules(engines: dict[str, Engine])
     for engine in engines.values():
         engine.harvest(git_limit=0)  # and again: unchanged files, nothing retired
     for name, engine in engines.items():
-        rows = engine.store.conn.execute(
+        rows = engine.store._conn.execute(
             "SELECT content, status FROM memories WHERE scope = ? AND source LIKE 'file:%'",
             (engine.project.scope,),
         ).fetchall()
@@ -117,7 +118,7 @@ def test_id_based_methods_act_only_inside_the_requesting_project(
     b_own = b.remember(Draft(kind="fact", content="The scratch api listens on 9000.")).memory
     attempts = [
         lambda: b.expand(mine.id),
-        lambda: b.expand_into_session(mine.id, "b-session"),
+        lambda: chat.expand(b, mine.id, "b-session"),
         lambda: b.forget(mine.id),
         lambda: b.forget(other.id, purge=True),
         lambda: b.supersede(mine.id, b_own.id),
@@ -148,14 +149,14 @@ def test_another_projects_session_id_opens_a_session_of_ones_own(
 ) -> None:
     a, b = engines["remote"], engines["local"]
     a.harvest(git_limit=0)
-    injected = a.context(
-        ContextParams(input="how is money returned?", mode="turn", session_id="chat-1")
+    injected = chat.context(
+        a, ContextParams(input="how is money returned?", mode="turn", session_id="chat-1")
     )
     ids = {i.id for s in injected.sections for i in s.items}
     assert ids
-    stolen = b.feedback(FeedbackParams(session_id="chat-1", response=RULES["remote"]))
+    stolen = chat.feedback(b, FeedbackParams(session_id="chat-1", response=RULES["remote"]))
     assert stolen.referenced == [] and stolen.not_referenced == []
-    mine = a.feedback(FeedbackParams(session_id="chat-1", response=RULES["remote"]))
+    mine = chat.feedback(a, FeedbackParams(session_id="chat-1", response=RULES["remote"]))
     assert set(mine.referenced) | set(mine.not_referenced) == ids
     assert b.status()["session"] is None or b.status()["session"]["used"] == 0
 
@@ -174,8 +175,8 @@ def test_a_write_naming_another_projects_scope_is_refused(
     with pytest.raises(InvalidMemory, match="scope"):
         b.remember(Draft(kind="fact", content="planted", scope=scope))
     with pytest.raises(InvalidMemory, match="scope"):
-        b.recall_request(RecallParams(query="planted", scope=scope))
-    assert a.store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+        chat.recall(b, RecallParams(query="planted", scope=scope))
+    assert a.store._conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
 
 
 def test_own_scope_by_key_or_name_and_shared_scopes_are_accepted(

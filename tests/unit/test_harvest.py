@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nous.context import chat
 from nous.engine import Engine
 from nous.memory.embedder import OnnxEmbedder
 from nous.protocol import ContextParams, RecallParams
@@ -79,24 +80,24 @@ def test_workspace_harvest_end_to_end(
     engine = Engine(Settings(db=db), workspace, embedder=real_embedder)
     report = engine.harvest()
     assert report["errors"] == [] and report["commits"] == 2
-    sources = {r[0] for r in engine.store.conn.execute("SELECT source FROM memories")}
+    sources = {r[0] for r in engine.store._conn.execute("SELECT source FROM memories")}
     assert {s.split("#")[0] for s in sources if s.startswith("file:")} == {
         "file:AGENTS.md", "file:docs/adr/0001-use-postgres.md", "file:CONTRIBUTING.md",
         "file:.github/copilot-instructions.md",
     }  # fmt: skip
     assert sum(s.startswith("git:") for s in sources) == 2
-    [(rules, kind)] = engine.store.conn.execute(
+    [(rules, kind)] = engine.store._conn.execute(
         "SELECT content, kind FROM memories WHERE source LIKE 'file:AGENTS.md%'"
     ).fetchall()
     # one record per rule block: the list stays whole, its code block stays with it
     assert "- Never commit directly to main.\n- Use pytest for every test." in rules
     assert kind == "procedure" and "```sh" in rules
 
-    result = engine.context(ContextParams(input="should we use Redis for caching?"))
+    result = chat.context(engine, ContextParams(input="should we use Redis for caching?"))
     decisions = next(s for s in result.sections if s.layer == "decisions").items
     assert any("PostgreSQL with pgvector" in engine.store.get(i.id).content for i in decisions)
-    recall = engine.recall_request(RecallParams(query="access key token"))
-    engine.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    recall = chat.recall(engine, RecallParams(query="access key token"))
+    engine.store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("memory.db*"))
     responses = json.dumps([result.model_dump(), recall.model_dump()])
     for secret in (AWS, GHP):
@@ -104,7 +105,7 @@ def test_workspace_harvest_end_to_end(
         assert secret not in responses
 
     adr_file = workspace / "docs" / "adr" / "0001-use-postgres.md"
-    decision = engine.store.conn.execute(
+    decision = engine.store._conn.execute(
         "SELECT id, status FROM memories WHERE kind = 'decision'"
     ).fetchone()
     assert decision[1] == "reviewed"
@@ -123,7 +124,7 @@ def test_workspace_harvest_end_to_end(
     report = engine.harvest()
     statuses = {
         r[0]
-        for r in engine.store.conn.execute(
+        for r in engine.store._conn.execute(
             "SELECT status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
         )
     }
@@ -140,7 +141,7 @@ def test_changed_rule_file_updates_without_duplicates(
         "# Rules\n\n- Never commit directly to main.\n- Use unittest for every test.\n"
     )
     engine.harvest()
-    rows = engine.store.conn.execute(
+    rows = engine.store._conn.execute(
         "SELECT content, status FROM memories WHERE source LIKE 'file:AGENTS.md%'"
     ).fetchall()
     live = [c for c, s in rows if s != "inactive"]

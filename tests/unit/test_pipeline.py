@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from nous.context import chat, pipeline
 from nous.context import config as configs
-from nous.context import pipeline
 from nous.engine import Engine
 from nous.memory.embedder import OnnxEmbedder
 from nous.memory.model import Draft
@@ -130,9 +130,8 @@ def test_usage_boost_reranks(real_store: MemoryStore) -> None:
     before = run(real_store, "API gateway", frame="question")
     scores = {i.id: i.score for s in before.sections for i in s.items}
     low, high = (a, b) if scores[a.id] < scores[b.id] else (b, a)
-    from nous.memory import usage
 
-    usage.record(real_store, "s", [(low.id, True, 0.5), (high.id, False, 0.0)] * 3)
+    real_store.record_usage("s", [(low.id, True, 0.5), (high.id, False, 0.0)] * 3)
     after = run(real_store, "API gateway", frame="question")
     ranked = [i.id for s in after.sections for i in sorted(s.items, key=lambda i: -i.score)]
     assert ranked.index(low.id) < ranked.index(high.id)
@@ -235,23 +234,23 @@ def test_session_cap_across_startup_recalls_expand_and_restart(
 ) -> None:
     first = engine(tmp_path, real_embedder)
     first.import_file()
-    startup = first.context(ContextParams(mode="startup", session_id="chat-1", budget=1500))
+    startup = chat.context(first, ContextParams(mode="startup", session_id="chat-1", budget=1500))
     assert startup.session.used == startup.tokens > 0
-    r1 = first.recall_request(RecallParams(query="sqlite writes", session_id="chat-1", budget=500))
+    r1 = chat.recall(first, RecallParams(query="sqlite writes", session_id="chat-1", budget=500))
     used = startup.tokens + r1.tokens
     assert r1.session.used == used and r1.session.recalls == 1
 
     restarted = engine(tmp_path, real_embedder)  # a new process on the same file
-    r2 = restarted.recall_request(
-        RecallParams(query="token counting offline", session_id="chat-1", budget=2900)
+    r2 = chat.recall(
+        restarted, RecallParams(query="token counting offline", session_id="chat-1", budget=2900)
     )
     assert r2.session.cut and r2.tokens <= 3000 - used
     assert any("cut to" in note for note in r2.notes)
     used += r2.tokens
     some_id = included(startup)[0]
-    _, use = restarted.expand_into_session(some_id, "chat-1")
+    _, use = chat.expand(restarted, some_id, "chat-1")
     assert use.used <= 3000 and use.remaining == 3000 - use.used
-    third = restarted.recall_request(RecallParams(query="anything", session_id="chat-1"))
+    third = chat.recall(restarted, RecallParams(query="anything", session_id="chat-1"))
     assert third.tokens == 0 and any("recall limit" in n for n in third.notes)
 
 
@@ -260,7 +259,9 @@ def test_turn_budget_is_capped_by_the_model_window(
 ) -> None:
     e = engine(tmp_path, real_embedder)
     e.import_file()
-    result = e.context(ContextParams(input="Should we change the storage?", model_max_tokens=4000))
+    result = chat.context(
+        e, ContextParams(input="Should we change the storage?", model_max_tokens=4000)
+    )
     assert result.budget == 600 and result.tokens <= 600
 
 
@@ -269,16 +270,16 @@ def test_feedback_marks_referenced_and_drives_lifecycle(
 ) -> None:
     e = engine(tmp_path, real_embedder)
     e.import_file()
-    result = e.context(
-        ContextParams(input="how are secrets handled?", session_id="fb", frame="question")
+    result = chat.context(
+        e, ContextParams(input="how are secrets handled?", session_id="fb", frame="question")
     )
     items = [i for s in result.sections for i in s.items]
     reply = f"As noted: {items[0].text}"
-    fb = e.feedback(FeedbackParams(session_id="fb", response=reply))
+    fb = chat.feedback(e, FeedbackParams(session_id="fb", response=reply))
     assert items[0].id in fb.referenced
     assert set(fb.referenced) | set(fb.not_referenced) == {i.id for i in items}
     assert e.store.get(items[0].id).activations == 1
-    again = e.feedback(FeedbackParams(session_id="fb", response=reply))
+    again = chat.feedback(e, FeedbackParams(session_id="fb", response=reply))
     assert again.referenced == [] and again.not_referenced == []
 
 
@@ -287,18 +288,22 @@ def test_refresh_on_frame_switch_and_not_on_follow_up(
 ) -> None:
     e = engine(tmp_path, real_embedder)
     e.import_file()
-    first = e.context(ContextParams(input="What is our storage setup?", session_id="r"))
+    first = chat.context(e, ContextParams(input="What is our storage setup?", session_id="r"))
     assert first.refresh == "initial"
-    follow = e.context(ContextParams(input="What is the SQLite storage setup?", session_id="r"))
+    follow = chat.context(
+        e, ContextParams(input="What is the SQLite storage setup?", session_id="r")
+    )
     assert follow.refresh == "none"
-    switched = e.context(ContextParams(input="the build fails with a traceback", session_id="r"))
+    switched = chat.context(
+        e, ContextParams(input="the build fails with a traceback", session_id="r")
+    )
     assert switched.refresh == "frame-switch"
 
 
 def test_fingerprint_is_logged(tmp_path: Path, real_embedder: OnnxEmbedder) -> None:
     e = engine(tmp_path, real_embedder)
     e.import_file()
-    result = e.context(ContextParams(input="fix src/a.py src/b.py src/c.py", session_id="fp"))
+    result = chat.context(e, ContextParams(input="fix src/a.py src/b.py src/c.py", session_id="fp"))
     assert result.fingerprint["complexity"] == "moderate"
-    row = e.store.conn.execute("SELECT frame, complexity, budget FROM fingerprints").fetchone()
+    row = e.store._conn.execute("SELECT frame, complexity, budget FROM fingerprints").fetchone()
     assert row == (result.frame, "moderate", result.budget)

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from nous.context import chat
 from nous.engine import Engine
 from nous.memory import migrations, tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
-from nous.protocol import FeedbackParams
+from nous.protocol import FeedbackParams, RecallParams
 from nous.settings import Settings
 
 HARVESTED_PY = "file:.github/instructions/py.instructions.md#style-1"
@@ -35,14 +36,14 @@ def old_store(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             Draft(kind="preference", content="Prefer pathlib.", scope="language:python"),
         ]  # fmt: skip
         ids = [r.memory.id for r in store.remember_many(rows)]
-        store.conn.executescript(
+        store._conn.executescript(
             "INSERT INTO harvest_sources VALUES ('api', 'AGENTS.md', 'x', 'now');"
             "INSERT INTO harvest_sources VALUES "
             "('api', '.github/instructions/py.instructions.md', 'y', 'now');"
             "INSERT INTO sessions (id, project, created_at, updated_at, used, cap, injected) "
             f"VALUES ('chat-1', 'api', 'now', 'now', 40, 3000, '{json.dumps([{'id': ids[0], 'text': 'Money is integer cents.', 'judged': False}])}');"
         )
-        assert migrations.current_version(store.conn) == 3
+        assert migrations.current_version(store._conn) == 3
         store.close()
 
 
@@ -72,7 +73,7 @@ def test_migration_lists_old_names_keys_sessions_by_project_and_retires_language
     db = tmp_path / "m.db"
     old_store(db, monkeypatch)
     store = MemoryStore(db, HashEmbedder(), tokens.counter())
-    conn = store.conn
+    conn = store._conn
     assert migrations.current_version(conn) == migrations.LATEST >= 4
     names = {r[0] for r in conn.execute("SELECT name FROM legacy_projects")}
     assert names == {"api", "billing"}
@@ -94,7 +95,7 @@ def test_the_first_folder_resolving_to_an_old_name_claims_it_and_a_second_starts
     old_store(db, monkeypatch)
     first = engine(db, git_repo(tmp_path / "work" / "api", "git@github.com:acme/api.git"))
     key = first.project.key
-    conn = first.store.conn  # the store opens (and claims) on first use
+    conn = first.store._conn  # the store opens (and claims) on first use
     moved = scopes(db)
     assert moved["Money is integer cents."] == f"project:{key}"
     assert moved["Shared by both old api folders."] == f"project:{key}"
@@ -102,15 +103,22 @@ def test_the_first_folder_resolving_to_an_old_name_claims_it_and_a_second_starts
     assert {r[0] for r in conn.execute("SELECT name FROM legacy_projects")} == {"billing"}
     assert conn.execute("SELECT project FROM harvest_sources").fetchall() == [(key,)]
     # the old session is this project's now: feedback on it still works
-    fb = first.feedback(FeedbackParams(session_id="chat-1", response="Money is integer cents."))
+    fb = chat.feedback(
+        first, FeedbackParams(session_id="chat-1", response="Money is integer cents.")
+    )
     assert len(fb.referenced) == 1
     # and the vector index of this process sees the moved rows in their new scope
-    assert first.recall("integer cents money").text.count("integer cents") == 1
+    assert (
+        chat.recall(first, RecallParams(query="integer cents money")).text.count("integer cents")
+        == 1
+    )
 
     second = engine(db, git_repo(tmp_path / "scratch" / "api"))
     assert second.project.name == "api" and second.project.key != key
-    assert "integer cents" not in second.recall("integer cents money").text
-    assert second.store.conn.execute(
+    assert (
+        "integer cents" not in chat.recall(second, RecallParams(query="integer cents money")).text
+    )
+    assert second.store._conn.execute(
         "SELECT count(*) FROM memories WHERE scope = ?", (second.project.scope,)
     ).fetchone() == (0,)
     first.store.close()
@@ -128,7 +136,7 @@ def test_a_claim_folds_text_the_new_scope_already_holds(
     store.remember(Draft(kind="decision", content="Money is integer cents.", scope=project_scope))
     store.close()
     claimed = engine(db, folder)
-    rows = claimed.store.conn.execute(
+    rows = claimed.store._conn.execute(
         "SELECT scope, confirmations FROM memories WHERE content = 'Money is integer cents.'"
     ).fetchall()
     assert rows == [(project_scope, 1)]
@@ -158,7 +166,7 @@ def test_claiming_twice_or_from_two_stores_moves_once(
     one, two = engine(db, folder), engine(db, folder)
     assert one.store is not two.store
     counts = [
-        e.store.conn.execute(
+        e.store._conn.execute(
             "SELECT count(*) FROM memories WHERE scope = ?", (e.project.scope,)
         ).fetchone()[0]
         for e in (one, two)

@@ -55,9 +55,9 @@ def test_reopening_does_not_reapply_migrations(tmp_path: Path) -> None:
 
 
 def test_connection_pragmas(store: MemoryStore) -> None:
-    assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
-    assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
-    assert store.conn.execute("PRAGMA journal_size_limit").fetchone()[0] > 0
+    assert store._conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert store._conn.execute("PRAGMA journal_size_limit").fetchone()[0] > 0
 
 
 def test_write_makes_three_renderings_and_all_fields(store: MemoryStore) -> None:
@@ -81,14 +81,14 @@ def test_same_text_again_is_a_confirmation_not_a_second_row(store: MemoryStore) 
     assert again.memory.id == first.memory.id
     assert again.memory.confirmations == 1
     assert again.memory.status == "confirmed"
-    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 1
+    assert store._conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 1
 
 
 def test_three_confirmations_make_a_fact_core(store: MemoryStore) -> None:
     for _ in range(4):
         result = store.remember(fact("The API listens on port 8080"))
     assert result.memory.status == "core"
-    reasons = [r[0] for r in store.conn.execute("SELECT reason FROM transitions ORDER BY id")]
+    reasons = [r[0] for r in store._conn.execute("SELECT reason FROM transitions ORDER BY id")]
     assert reasons == ["created", "confirmed", "confirmed"]
 
 
@@ -121,7 +121,7 @@ def test_fts_follows_insert_update_and_delete(store: MemoryStore) -> None:
     m = store.remember(fact("Redis adds a separate service")).memory
     assert fts_ids(store, "redis") == {m.id}
     with store.write():
-        store.conn.execute(
+        store._conn.execute(
             "UPDATE memories SET content = 'Memcached instead' WHERE id = ?", (m.id,)
         )
     assert fts_ids(store, "redis") == set()
@@ -129,7 +129,7 @@ def test_fts_follows_insert_update_and_delete(store: MemoryStore) -> None:
     store.forget(m.id, purge=True)
     assert fts_ids(store, "memcached") == set()
     assert (
-        store.conn.execute(
+        store._conn.execute(
             "INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check')"
         ).fetchall()
         == []
@@ -138,7 +138,7 @@ def test_fts_follows_insert_update_and_delete(store: MemoryStore) -> None:
 
 def test_forget_is_a_lifecycle_step_and_hides_from_search(store: MemoryStore) -> None:
     m = store.remember(fact("the cache lives in redis")).memory
-    q = store.embedder.embed("the cache lives in redis")
+    q = store.embed("the cache lives in redis")
     assert store.vector_search(q, 5)[0][0] == m.id
     forgotten = store.forget(m.id)
     assert forgotten.status == "inactive"
@@ -160,7 +160,7 @@ def test_supersede_links_and_damps(store: MemoryStore) -> None:
     new = store.remember(fact("deploy with ansible")).memory
     updated = store.supersede(old.id, new.id)
     assert updated.status == "superseded" and updated.superseded_by == new.id
-    assert store.vector_search(store.embedder.embed("deploy with fabric"), 1)[0][0] == old.id
+    assert store.vector_search(store.embed("deploy with fabric"), 1)[0][0] == old.id
 
 
 def test_outcome_reviews_a_decision_and_rerenders(store: MemoryStore) -> None:
@@ -197,7 +197,7 @@ def test_unknown_id_is_a_named_error(store: MemoryStore) -> None:
 def test_invalid_drafts_are_refused(store: MemoryStore, draft: Draft, message: str) -> None:
     with pytest.raises(InvalidMemory, match=message):
         store.remember(draft)
-    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+    assert store._conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
 
 
 def test_secrets_are_redacted_before_storage(store: MemoryStore) -> None:
@@ -206,14 +206,14 @@ def test_secrets_are_redacted_before_storage(store: MemoryStore) -> None:
         "AKIA" not in result.memory.content and "[REDACTED:aws-access-key]" in result.memory.content
     )
     assert [r.kind for r in result.redactions] == ["aws-access-key"]
-    raw = store.conn.execute("SELECT content, summary, micro FROM memories").fetchone()
+    raw = store._conn.execute("SELECT content, summary, micro FROM memories").fetchone()
     assert not any("AKIAIOSFODNN7EXAMPLE" in col for col in raw)
 
 
 def test_scope_filter_in_both_searches(store: MemoryStore) -> None:
     store.remember(fact("payments use stripe", scope="project:shop"))
     store.remember(fact("payments use adyen", scope="project:other"))
-    q = store.embedder.embed("payments")
+    q = store.embed("payments")
     vector_ids = {i for i, _ in store.vector_search(q, 10, ["project:shop", "universal"])}
     text_ids = {i for i, _ in store.text_search("payments", 10, ["project:shop", "universal"])}
     contents = {m.content for m in store.get_many([*vector_ids, *text_ids]).values()}
@@ -236,10 +236,10 @@ def run_writer(db: Path, prefix: str, count: int) -> subprocess.Popen[bytes]:
 def test_matrix_sees_another_process_writes_before_answering(store: MemoryStore) -> None:
     store.remember(fact("local fact"))
     assert run_writer(store.path, "other-window", 3).wait(timeout=60) == 0
-    q = store.embedder.embed("other-window wrote fact number 2")
+    q = store.embed("other-window wrote fact number 2")
     top = store.vector_search(q, 1)
     assert store.get(top[0][0]).content == "other-window wrote fact number 2"
-    assert len(store.index) == 4
+    assert store.vector_count() == 4
 
 
 def test_matrix_drops_rows_purged_by_another_process(store: MemoryStore) -> None:
@@ -247,7 +247,7 @@ def test_matrix_drops_rows_purged_by_another_process(store: MemoryStore) -> None
     other = MemoryStore(store.path, HashEmbedder(), tokens.counter())
     other.forget(m.id, purge=True)
     other.close()
-    assert store.vector_search(store.embedder.embed("purged elsewhere"), 5) == []
+    assert store.vector_search(store.embed("purged elsewhere"), 5) == []
 
 
 @pytest.mark.slow

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic.alias_generators import to_snake
+
 from nous import settings
 
 PACKAGE_JSON = Path(__file__).resolve().parents[2] / "vscode-client" / "package.json"
@@ -17,7 +19,7 @@ def _properties() -> dict[str, dict[str, object]]:
 
 
 def test_every_vscode_setting_is_a_settings_field() -> None:
-    names = {settings._snake(key.removeprefix("nous.")) for key in _properties()}
+    names = {to_snake(key.removeprefix("nous.")) for key in _properties()}
     assert names, "package.json declares no nous.* settings"
     assert names <= set(settings.Settings.model_fields), names - set(settings.Settings.model_fields)
 
@@ -25,7 +27,7 @@ def test_every_vscode_setting_is_a_settings_field() -> None:
 def test_vscode_defaults_are_the_daemon_defaults() -> None:
     defaults = settings.Settings()
     for key, prop in _properties().items():
-        name = settings._snake(key.removeprefix("nous."))
+        name = to_snake(key.removeprefix("nous."))
         expected = getattr(defaults, name)
         shown = prop["default"]
         assert shown == ("" if expected is None else expected), key

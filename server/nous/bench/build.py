@@ -203,8 +203,8 @@ def build(
     single_seconds = time.perf_counter() - started
 
     _spread_dates(store, ids, specs)
-    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    memories = int(store.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+    store.checkpoint()
+    memories = store.memory_count()
     db_bytes = store.size_bytes()
     store.close()
 
@@ -244,13 +244,8 @@ def build(
 def _spread_dates(store: MemoryStore, ids: list[str], specs: list[Spec]) -> None:
     """Creation/update dates from each spec's age (the store stamps everything "now")."""
     now = datetime.now(UTC)
-    rows = []
+    stamps = {}
     for memory_id, spec in zip(ids, specs, strict=True):
         stamp = (now - timedelta(days=spec.age_days)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        rows.append((stamp, stamp, stamp, stamp, memory_id))
-    with store.write():
-        store.conn.executemany(
-            "UPDATE memories SET created_at = ?, updated_at = ?, last_seen_at = ?, "
-            "status_changed_at = ? WHERE id = ?",
-            rows,
-        )
+        stamps[memory_id] = stamp
+    store.backdate(stamps)

@@ -155,13 +155,12 @@ def _own_scope(db: Path, ws: Path, embedder: Any, counter: Any) -> None:
     """The corpus writes `project:orderflow`; scopes are `project:<key>` of the workspace (SPEC
     §4), so the bench workspace takes those rows the way an upgraded store's folder does."""
     from nous.bench.corpus import PROJECT
-    from nous.memory import projects
     from nous.memory.store import MemoryStore
     from nous.workspace import identity
 
     store = MemoryStore(db, embedder, counter)
     try:
-        projects.claim(store, identity.resolve(ws).key, PROJECT, (PROJECT,))
+        store.claim_project(identity.resolve(ws).key, PROJECT, (PROJECT,))
     finally:
         store.close()
 

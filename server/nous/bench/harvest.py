@@ -152,10 +152,9 @@ def measure(
         started = time.perf_counter()
         engine.harvest(git_limit=commits)
         again_seconds = time.perf_counter() - started
-        memories = len(engine.store.index)
+        memories = engine.store.vector_count()
     finally:
-        if "store" in engine.__dict__:
-            engine.store.close()
+        engine.close()
     written = first["created"] + first["confirmed"]
     return {
         "workspace": f"{rules} AGENTS.md rules + {max(1, rules // 4)} copilot rules, "

@@ -1,7 +1,7 @@
 """Warm latency through `Engine` (the code the daemon runs), the floors, and an optional profile.
 
-Requests are made exactly as the daemon makes them: `Engine.context(ContextParams)` and
-`Engine.recall_request(RecallParams)`, session bookkeeping included. Turn requests share a chat
+Requests are made exactly as the daemon makes them: `chat.context(engine, ContextParams)` and
+`chat.recall(engine, RecallParams)`, session bookkeeping included. Turn requests share a chat
 session per 10 turns (a realistic chat length; turns are not counted against the cap); every
 startup and every recall gets a session of its own (startup is counted against the cap and a
 session allows two recalls, so reusing one would measure an empty, budget-exhausted answer).
@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nous.bench.corpus import Query
+from nous.context import chat
 from nous.engine import Engine
 from nous.memory import tokens
 from nous.protocol import ContextParams, RecallParams
@@ -68,14 +69,14 @@ def warm(
 ) -> dict[str, Any]:
     """Latency of each request kind after a warm-up, and what the answers looked like."""
     for i, q in enumerate(turns[:WARMUP]):
-        engine.context(turn_params(-1 - i, q))
+        chat.context(engine, turn_params(-1 - i, q))
     turn_ms, startup_ms, recall_ms = [], [], []
     rendered: list[str] = []
     tokens, selected, available = [], [], []
     for i, q in enumerate(turns):
         params = turn_params(i, q)
         started = time.perf_counter()
-        result = engine.context(params)
+        result = chat.context(engine, params)
         turn_ms.append(_since(started))
         rendered.append(result.text)
         tokens.append(result.tokens)
@@ -84,12 +85,12 @@ def warm(
     for i, f in enumerate(files):
         params = startup_params(i, f)
         started = time.perf_counter()
-        engine.context(params)
+        chat.context(engine, params)
         startup_ms.append(_since(started))
     for i, r in enumerate(recalls):
         recall = recall_params(i, r)
         started = time.perf_counter()
-        engine.recall_request(recall)
+        chat.recall(engine, recall)
         recall_ms.append(_since(started))
     return {
         "turn": percentiles(turn_ms),
@@ -107,21 +108,19 @@ def warm(
 
 def load_matrix(engine: Engine) -> npt.NDArray[np.float32]:
     """Every stored vector as one (N, d) float32 matrix, read from the database."""
-    rows = engine.store.conn.execute("SELECT embedding FROM memories").fetchall()
-    matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype="<f4")
-    return matrix.reshape(len(rows), engine.store.embedder.dimension).astype(np.float32)
+    return engine.store.all_vectors()
 
 
 def floors(engine: Engine, turns: list[Query], rendered: list[str], k: int) -> dict[str, Any]:
     """The irreducible pieces of one turn, each timed alone (median over the query set):
     one query embedding, one numpy top-k over all N vectors, one tiktoken count of the text."""
-    embedder = engine.store.embedder
+    store = engine.store
     counter = engine.store.counter
     matrix = load_matrix(engine)
     embed_ms, topk_ms, count_ms = [], [], []
     for q, text in zip(turns, rendered, strict=True):
         started = time.perf_counter()
-        vector = embedder.embed_batch([q.text])[0]  # `embed` may answer from its recent cache
+        vector = store.embed_batch([q.text])[0]  # `embed` may answer from its recent cache
         embed_ms.append(_since(started))
         started = time.perf_counter()
         scores = matrix @ vector
@@ -151,7 +150,7 @@ def profile(engine: Engine, turns: list[Query], top: int = 25) -> dict[str, Any]
     started = time.perf_counter()
     profiler.enable()
     for i, q in enumerate(turns):
-        engine.context(turn_params(10_000 + i, q))
+        chat.context(engine, turn_params(10_000 + i, q))
     profiler.disable()
     wall = time.perf_counter() - started
     stats = pstats.Stats(profiler, stream=io.StringIO())

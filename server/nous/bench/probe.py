@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     from nous.bench import corpus
     from nous.bench.measure import turn_params
+    from nous.context import chat
     from nous.engine import Engine
     from nous.memory import tokens
     from nous.memory.embedder import default_embedder
@@ -60,11 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine(settings, args.workspace, embedder=embedder)
     engine.store  # noqa: B018 — open the store and load the vector index now
     t3 = time.perf_counter()
-    first = engine.context(ContextParams(input=args.input, mode="turn"))
+    first = chat.context(engine, ContextParams(input=args.input, mode="turn"))
     t4 = time.perf_counter()
     after_first = rss_mb()
     for i, q in enumerate(corpus.queries(args.queries, seed=23)):
-        engine.context(turn_params(i, q))
+        chat.context(engine, turn_params(i, q))
     after_warm = rss_mb()
     json.dump(
         {
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             "rssAfterFirstMb": after_first["rss"],
             "rssAfterWarmMb": after_warm["rss"],
             "peakRssMb": after_warm["peak"],
-            "liveVectors": len(engine.store.index),
+            "liveVectors": engine.store.vector_count(),
         },
         sys.stdout,
     )

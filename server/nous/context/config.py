@@ -112,14 +112,6 @@ class Startup(Strict):
     notes_block_next: int = Field(ge=0)
 
 
-class SessionDefaults(Strict):
-    cap: int = Field(ge=1)
-    recall_budget: int = Field(ge=1)
-    startup_budget: int = Field(ge=1)
-    max_recalls: int = Field(ge=0)
-    model_window_share: float = Field(gt=0, le=1)
-
-
 class Refresh(Strict):
     similarity: float = Field(ge=0, le=1)
     pressure: float = Field(ge=0, le=1)
@@ -147,7 +139,6 @@ class Config(Strict):
     layers: list[Layer]
     plan: PlanDefaults
     startup: Startup
-    session: SessionDefaults
     refresh: Refresh
     profiles: dict[str, Profile]
 

@@ -19,6 +19,7 @@ from nous.context.config import Config, Profile
 from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
+from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult, Item, Message, Section, SessionUse
@@ -53,6 +54,8 @@ class Request:
     kinds: list[str] | None = None
     session: SessionUse | None = None
     cut_note: str | None = None
+    vector: Vector | None = None
+    """The embedding of `input.strip()`, when the caller already computed it (once a request)."""
 
 
 def _semantic(
@@ -196,7 +199,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         query = req.input.strip() or " ".join(
             [view.project, *view.languages, view.task or "", view.active_file or ""]
         )
-        query_vec = store.embedder.embed(query)
+        query_vec = req.vector if req.vector is not None else store.embed(query)
         words = relevance.expand(query)  # "PR" finds "pull request" and back
         semantic, lexical = _semantic(store, config, query_vec, words, view.scopes)
         available = len(semantic)
@@ -298,9 +301,9 @@ def _score(
     lexical: dict[str, float] | None = None, unknown: float = 0.0,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
-    vectors = store.index.vectors(list(memories)) if query_vec is not None else {}
+    vectors = store.vectors(list(memories)) if query_vec is not None else {}
     active = (view.active_file or "").removeprefix("file://")
-    stats = usage.stats(store, list(memories), config.scoring.usage_half_life_days)
+    stats = store.usage_stats(list(memories), config.scoring.usage_half_life_days)
     weights = profiles.tier_weights(profile, view.task)
     where = Scope(view.project_scope, tuple(view.languages))
     now_ts = time.time()
@@ -344,7 +347,7 @@ def _filter(
     threshold = getattr(config.thresholds, req.mode)
     window = config.frames.windows.get(frame, 5)
     messages = [m.content for m in list(req.conversation)[-window:] if m.content.strip()]
-    message_vecs = store.embedder.embed_many(messages) if messages else None
+    message_vecs = store.embed_many(messages) if messages else None
     per_kind: dict[str, int] = {}
     # On-demand recall is paid for by its own budget: the per-kind limits grow with it.
     scaled = 0
@@ -357,7 +360,7 @@ def _filter(
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
-    vectors = store.index.vectors([c.memory.id for c in candidates])
+    vectors = store.vectors([c.memory.id for c in candidates])
     for c in candidates:
         m = c.memory
         vec = vectors.get(m.id)

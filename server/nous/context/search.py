@@ -57,7 +57,7 @@ def signals(
     top_bm25 = max((score for _, score in lexical), default=0.0) or 1.0
     cosine = dict(dense)
     missing = [i for i, _ in lexical if i not in cosine]
-    for memory_id, row in store.index.vectors(missing).items():
+    for memory_id, row in store.vectors(missing).items():
         cosine[memory_id] = float(row @ vector)
     return cosine, {i: score / top_bm25 for i, score in lexical}
 
@@ -73,6 +73,6 @@ def ranked(
 ) -> list[tuple[str, float]]:
     """Up to `k` (id, relevance) for `query` within `scopes`, best first: the pipeline's hybrid."""
     if vector is None:
-        vector = store.embedder.embed(query)
+        vector = store.embed(query)
     scores, _ = blend(store, query, vector, scopes, max(depth, k), share)
     return sorted(scores.items(), key=lambda pair: -pair[1])[:k]

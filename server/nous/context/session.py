@@ -1,5 +1,7 @@
-"""Sessions and budgets (SPEC §3) around the pipeline: the session cap across startup, recalls
-and expands (cut to fit, and said so), the recall limit, turn budgets, refresh, and feedback."""
+"""Session policy (SPEC §3), as functions over values handed in: the session cap across startup,
+recalls and expands (cut to fit, and said so), the recall limit, refresh, the topic, feedback.
+The session rows live in the store (`nous.memory.usage`); the requests that use this policy are
+`nous.context.chat`."""
 
 from __future__ import annotations
 
@@ -7,11 +9,11 @@ import uuid
 
 import numpy as np
 
-from nous.context import dedup, pipeline
+from nous.context import dedup
 from nous.context.config import Config
 from nous.memory import usage
 from nous.memory.embedder import Vector
-from nous.memory.store import MemoryStore
+from nous.memory.interface import Store
 from nous.memory.usage import Session
 from nous.protocol import ContextResult, FeedbackResult, SessionUse
 
@@ -25,8 +27,21 @@ def use_of(session: Session, cut: bool = False) -> SessionUse:
     )  # fmt: skip
 
 
-def open_session(store: MemoryStore, session_id: str | None, project: str, cap: int) -> Session:
-    return usage.load_session(store, session_id or f"adhoc-{uuid.uuid4().hex}", project, cap)
+def open_session(store: Store, session_id: str | None, project: str, cap: int) -> Session:
+    """The session row of `session_id` in `project`, or a fresh ad-hoc one (no id given)."""
+    return store.load_session(session_id or f"adhoc-{uuid.uuid4().hex}", project, cap)
+
+
+def recall_grant(
+    session: Session, counted: bool, requested: int, max_recalls: int
+) -> tuple[int, str | None]:
+    """`grant` for a recall, with the per-session recall limit (`counted`: a chat session's,
+    not an ad-hoc one)."""
+    if counted and session.recalls >= max_recalls:
+        return 0, (
+            f"recall limit reached: {session.recalls} of {max_recalls} recalls used in this session"
+        )
+    return grant(session, "recall", requested)
 
 
 def grant(session: Session, mode: str, requested: int) -> tuple[int, str | None]:
@@ -41,11 +56,9 @@ def grant(session: Session, mode: str, requested: int) -> tuple[int, str | None]
     )
 
 
-def refresh_reason(
-    store: MemoryStore, config: Config, session: Session, new_input: str, frame: str
-) -> str:
+def refresh_reason(config: Config, session: Session, vector: Vector | None, frame: str) -> str:
     """SPEC §2 refresh: frame switch, drift below the similarity floor, a decision point, or
-    token pressure; otherwise `none`."""
+    token pressure; otherwise `none`. `vector` is the new input's (None when it is empty)."""
     state = session.state
     if not state:
         return "initial"
@@ -55,16 +68,16 @@ def refresh_reason(
         return "decision-point"
     if session.cap and session.used >= config.refresh.pressure * session.cap:
         return "token-pressure"
-    vector = state.get("vector")
-    if vector and new_input.strip():
-        similarity = float(np.asarray(vector, dtype=np.float32) @ store.embedder.embed(new_input))
+    previous = state.get("vector")
+    if previous and vector is not None:
+        similarity = float(np.asarray(previous, dtype=np.float32) @ vector)
         if similarity < config.refresh.similarity:
             return "topic-drift"
     return "none"
 
 
 def record(
-    store: MemoryStore,
+    store: Store,
     session: Session,
     result: ContextResult,
     counted: bool,
@@ -82,11 +95,11 @@ def record(
     session.state = state
     if result.mode == "recall":
         session.recalls += 1
-    usage.save_session(store, session, result.tokens if counted else 0)
-    usage.log_fingerprint(store, session.id, result.fingerprint)
+    store.save_session(session, result.tokens if counted else 0)
+    store.log_fingerprint(session.id, result.fingerprint)
 
 
-def feedback(store: MemoryStore, config: Config, session: Session, response: str) -> FeedbackResult:
+def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
     """Judge each not-yet-judged injected memory referenced (Jaccard ≥ 0.15, or most of its words
     in the reply) or not; write usage records; apply lifecycle effects."""
     reply = dedup.words(response)
@@ -103,16 +116,13 @@ def feedback(store: MemoryStore, config: Config, session: Session, response: str
         judged[entry["id"]] = (referenced, round(overlap, 4))
         entry["judged"] = True
     live = {m for m in judged if m in store.get_many(list(judged))}
-    usage.record(store, session.id, [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live])
+    store.record_usage(session.id, [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live])
     for memory_id in live:
         usage.apply_feedback(store, memory_id, judged[memory_id][0])
-    usage.save_session(store, session, 0)
+    store.save_session(session, 0)
     return FeedbackResult(
         session_id=session.id,
         referenced=[m for m, (ref, _) in judged.items() if ref],
         not_referenced=[m for m, (ref, _) in judged.items() if not ref],
         overlaps={m: ov for m, (_, ov) in judged.items()},
     )
-
-
-__all__ = ["feedback", "grant", "open_session", "pipeline", "record", "refresh_reason", "use_of"]

@@ -47,7 +47,7 @@ class Lists:
 def collect(store: MemoryStore, query: str, vector: Any, scopes: Sequence[str]) -> Lists:
     """Both full rankings, kept to the top `KEEP` each, with the exact cosine and BM25 of every
     memory in either kept list (the deepest variant reads 200)."""
-    dense = store.vector_search(vector, len(store.index) or 1, scopes)
+    dense = store.vector_search(vector, store.vector_count() or 1, scopes)
     bm25 = store.text_search(query, 1_000_000, scopes)
     cos_all, lex_all = dict(dense), dict(bm25)
     dense, bm25 = dense[:KEEP], bm25[:KEEP]

@@ -47,7 +47,7 @@ def rows(root: Path, embedder: Embedder) -> list[dict[str, Any]]:
             store = engine.store
             progress(f"fit-gate: {repo} harvested")
             for q in (q for q in questions if q.repo == repo and q.kind != "greeting"):
-                vector = store.embedder.embed(q.question)
+                vector = store.embed(q.question)
                 words = relevance.expand(q.question)
                 cosine, lexical = search.signals(store, words, vector, engine.scopes())
                 frequencies, total = store.document_frequencies(relevance.query_words(words))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nous.context.recall import recall
+from nous.context import chat
 from nous.evaluation import metrics
 from nous.evaluation.data import CATEGORIES, LOCOMO_SPLITS, Conversation, Turn
 from nous.evaluation.harness import DEPTH, CachingEmbedder, Packer, progress, rank
@@ -127,9 +127,9 @@ def run(
                     if "nous" in systems:
                         for b in BUDGETS:
                             t1 = time.perf_counter()
-                            answer = recall(store, q.question, SCOPES, b)
+                            answer = chat.recall_in(store, q.question, SCOPES, b)
                             timing.recall += time.perf_counter() - t1
-                            ids = [i.id for i in answer.items]
+                            ids = [i.id for i in chat.ranked(answer)]
                             row["nous"][f"B{b}"] = metrics.found_share(
                                 metrics.units(ids, mapping), q.evidence
                             )

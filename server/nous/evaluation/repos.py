@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from nous.context import chat
 from nous.engine import Engine
 from nous.evaluation import bm25
 from nous.evaluation.data import EvalDataError, RepoQuestion
@@ -113,10 +114,10 @@ def _nous(result: ContextResult) -> tuple[list[Injected], list[dict[str, Any]]]:
 
 def _ask(engine: Engine, mode: str, question: str) -> ContextResult:
     if mode == "recall":
-        return engine.recall_request(RecallParams(query=question, budget=RECALL_BUDGET))
+        return chat.recall(engine, RecallParams(query=question, budget=RECALL_BUDGET))
     budget = STARTUP_BUDGET if mode == "startup" else None  # turn: the frame's default
     turn_or_startup: Literal["startup", "turn"] = "startup" if mode == "startup" else "turn"
-    return engine.context(ContextParams(input=question, mode=turn_or_startup, budget=budget))
+    return chat.context(engine, ContextParams(input=question, mode=turn_or_startup, budget=budget))
 
 
 def _question(

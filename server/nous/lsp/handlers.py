@@ -1,67 +1,58 @@
-"""The custom methods: params model and use case per method (SPEC §6). Runs on the store thread."""
+"""The custom methods: params model and use case per method (SPEC §6), the first hop of a
+request. Each validates nothing itself (the daemon validated the params with the model named
+here), calls one use case and dumps its answer camelCase. Runs on the store thread."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from nous import protocol as p
+from nous.context import chat
 from nous.engine import Engine
-from nous.memory.model import Draft
+from nous.memory.model import Draft, Memory
 
 
-class ExpandParams(p.IdParams):
-    session_id: str | None = Field(default=None, max_length=200)
+def _dump(model: BaseModel) -> dict[str, Any]:
+    out: dict[str, Any] = model.model_dump(mode="json", by_alias=True)
+    return out
 
 
-class StatusParams(p.Params):
-    pass
+def _record(memory: Memory) -> dict[str, Any]:
+    record: dict[str, Any] = p.camelize(memory.public())
+    return record
 
 
 def context(engine: Engine, params: p.ContextParams) -> dict[str, Any]:
-    return engine.context(params).model_dump(mode="json", by_alias=True)
+    return _dump(chat.context(engine, params))
 
 
 def recall(engine: Engine, params: p.RecallParams) -> dict[str, Any]:
-    return engine.recall_request(params).model_dump(mode="json", by_alias=True)
+    return _dump(chat.recall(engine, params))
 
 
 def remember(engine: Engine, params: p.RememberParams) -> dict[str, Any]:
-    result = engine.remember(
-        Draft(
-            kind=params.kind, content=params.content, scope=params.scope, tags=params.tags,
-            confidence=params.confidence, importance=params.importance, outcome=params.outcome,
-            source=params.source,
+    result = engine.remember(Draft.of(params))
+    return _dump(
+        p.RememberResult(
+            id=result.memory.id,
+            status=result.status,
+            memory_status=result.memory.status,
+            scope=result.memory.scope,
+            redactions=[r.kind for r in result.redactions],
         )
-    )  # fmt: skip
-    return p.RememberResult(
-        id=result.memory.id,
-        status=result.status,
-        memory_status=result.memory.status,
-        scope=result.memory.scope,
-        redactions=[r.kind for r in result.redactions],
-    ).model_dump(mode="json", by_alias=True)
+    )
 
 
 def feedback(engine: Engine, params: p.FeedbackParams) -> dict[str, Any]:
-    return engine.feedback(params).model_dump(mode="json", by_alias=True)
+    return _dump(chat.feedback(engine, params))
 
 
-def _record(memory: Any) -> dict[str, Any]:
-    data: dict[str, Any] = memory.public()
-    return {_camel(k): v for k, v in data.items()}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
-
-
-def expand(engine: Engine, params: ExpandParams) -> dict[str, Any]:
-    memory, session = engine.expand_into_session(params.id, params.session_id)
-    return {"memory": _record(memory), "session": session.model_dump(mode="json", by_alias=True)}
+def expand(engine: Engine, params: p.ExpandParams) -> dict[str, Any]:
+    memory, session = chat.expand(engine, params.id, params.session_id)
+    return {"memory": _record(memory), "session": _dump(session)}
 
 
 def forget(engine: Engine, params: p.ForgetParams) -> dict[str, Any]:
@@ -76,7 +67,7 @@ def outcome(engine: Engine, params: p.OutcomeParams) -> dict[str, Any]:
     return _record(engine.outcome(params.id, params.outcome))
 
 
-def status(engine: Engine, params: StatusParams) -> dict[str, Any]:
+def status(engine: Engine, params: p.StatusParams) -> dict[str, Any]:
     return engine.status()
 
 
@@ -86,11 +77,11 @@ METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_RECALL: (p.RecallParams, recall),
     p.NOUS_REMEMBER: (p.RememberParams, remember),
     p.NOUS_FEEDBACK: (p.FeedbackParams, feedback),
-    p.NOUS_EXPAND: (ExpandParams, expand),
+    p.NOUS_EXPAND: (p.ExpandParams, expand),
     p.NOUS_FORGET: (p.ForgetParams, forget),
     p.NOUS_SUPERSEDE: (p.SupersedeParams, supersede),
     p.NOUS_OUTCOME: (p.OutcomeParams, outcome),
-    p.NOUS_STATUS: (StatusParams, status),
+    p.NOUS_STATUS: (p.StatusParams, status),
 }
 PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS})
 INJECTING = frozenset({p.NOUS_CONTEXT, p.NOUS_RECALL, p.NOUS_EXPAND})

@@ -1,7 +1,8 @@
 """The Nous daemon: a pygls language server behind a JSON-RPC layer that never goes deaf.
 
-Frames are read by `framing.FrameReader` (validated, size-capped, resynchronised after a bad
-frame). Every message is then checked here: invalid JSON → -32700, not JSON-RPC → -32600, a
+This module is the JSON-RPC layer: frames are read by `framing.FrameReader` (validated,
+size-capped, resynchronised after a bad frame), the workspace folders and their indexing are
+`folders.Folders`, the parent watchdog `watchdog`. Every message is then checked here: invalid JSON → -32700, not JSON-RPC → -32600, a
 request before `initialize` → -32002, after `shutdown` → -32600, `exit` → status 0 after a
 `shutdown` else 1. `nous/*` methods are validated with the pydantic models of `protocol.py`
 (-32602 naming the field) and run on one worker thread that owns SQLite and ONNX; everything
@@ -19,9 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 from pydantic import ValidationError
@@ -31,10 +30,10 @@ from nous import __version__
 from nous import protocol as p
 from nous.engine import Engine
 from nous.errors import AssetError, NousError, StoreError
-from nous.lsp import handlers
+from nous.lsp import handlers, watchdog
+from nous.lsp.folders import Folders
 from nous.lsp.framing import FrameError, FrameReader
 from nous.lsp.requests import InFlight, RequestId, valid_id
-from nous.settings import Settings, load
 
 log = logging.getLogger(__name__)
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
@@ -42,17 +41,11 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
 )  # fmt: skip
 NOT_INITIALIZED, CANCELLED = -32002, -32800
 POPUP_INTERVAL = 60.0
-_LANGUAGE_ID = re.compile(r"[a-z0-9][a-z0-9_+#.-]{0,39}")
 _ID = re.compile(rb'^\s*\{(?:[^{}]*?,)?\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")')
 
 
-def uri_to_path(uri: str) -> Path:
-    parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(uri)
-
-
 class Daemon:
-    """One connection: framing, lifecycle rules, dispatch, engines per workspace folder."""
+    """One connection: framing, lifecycle rules, validation and dispatch."""
 
     def __init__(
         self, reader: BinaryIO, writer: BinaryIO, overrides: dict[str, Any] | None = None
@@ -63,15 +56,11 @@ class Daemon:
         self.ls = LanguageServer("nous", __version__)
         self.ls.protocol.set_writer(_Writer(self._write_bytes))
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nous-store")
-        self.settings = Settings()
-        self.folders: list[Path] = []
-        self.engines: dict[Path, Engine] = {}
+        self.folders = Folders(self.worker)
         self.initialize_seen = False
         self.shutdown_seen = False
         self.in_flight = InFlight()
         self.last_popup = 0.0
-        self.indexed = threading.Event()
-        self.watchers: list[Any] = []
         self._write_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._register_documents()
@@ -207,8 +196,7 @@ class Daemon:
             return
         if method == "shutdown":
             self.shutdown_seen = True
-            for watcher in self.watchers:
-                watcher.stop()
+            self.folders.stop()
             self.respond(msg_id, None)
             return
         if method == "initialize":
@@ -309,8 +297,9 @@ class Daemon:
             return
         assert self._loop is not None
         future = self._loop.run_in_executor(self.worker, self._run, handler, params)
+        project = ""
         try:
-            result = await future
+            project, result = await future
         except asyncio.CancelledError:
             return  # the cancel was answered
         except NousError as exc:
@@ -324,69 +313,40 @@ class Daemon:
             )
             return
         if self._answer(msg_id, result) and method in handlers.INJECTING:
-            self._budget_notification(result)
+            self._budget_notification(project, result)
 
-    def _run(self, handler: Callable[[Engine, Any], dict[str, Any]], params: Any) -> dict[str, Any]:
+    def _run(
+        self, handler: Callable[[Engine, Any], dict[str, Any]], params: Any
+    ) -> tuple[str, dict[str, Any]]:
+        """Route to the folder of the active file, normalise that file once (a URI or a path
+        → workspace-relative), run the handler; returns the answering project and the answer."""
         active = getattr(params, "active_file", None)
-        return handler(self.engine_for(active), params)
+        engine = self.folders.engine_for(active)
+        if active:
+            params = params.model_copy(update={"active_file": engine.active_file})
+        return engine.project.name, handler(engine, params)
 
-    def _budget_notification(self, result: dict[str, Any]) -> None:
+    def _budget_notification(self, project: str, result: dict[str, Any]) -> None:
         session = result.get("session") or {}
         layers = [
             {"layer": s["layer"], "used": s["used"], "cap": s["cap"]}
             for s in result.get("sections", [])
         ]
-        engine = next(iter(self.engines.values()), None)
         self.notify(
             p.NOUS_BUDGET,
             p.BudgetNotification(
                 session_id=session.get("id"), used=session.get("used", 0), cap=session.get("cap", 0),
-                layers=layers, project=engine.project.name if engine else "",
+                layers=layers, project=project,
             ).model_dump(mode="json", by_alias=True),
         )  # fmt: skip
 
-    # -- workspace ------------------------------------------------------------------------------
-
-    def engine_for(self, active_file: str | None = None, folder: Path | None = None) -> Engine:
-        """The engine of `folder`, else of the folder holding `active_file`, else of the first
-        folder (multi-root: one engine, one project identity per folder). Store thread only."""
-        folders = self.folders or [Path.cwd()]
-        path = None
-        if folder is None:
-            folder = folders[0]
-            if active_file:
-                path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
-                matches = [f for f in folders if path.is_relative_to(f)]
-                if matches:
-                    folder = max(matches, key=lambda f: len(f.parts))
-        if folder not in self.engines:
-            self.engines[folder] = Engine(self.settings, folder)
-            self.engines[folder].index_state = "ready" if self.indexed.is_set() else "indexing"
-        engine = self.engines[folder]
-        if path is not None:
-            engine.active_file = (
-                str(path.relative_to(folder)) if path.is_relative_to(folder) else str(path)
-            )
-        return engine
+    # -- lifecycle ------------------------------------------------------------------------------
 
     def _on_initialize(self, params: dict[str, Any]) -> None:
-        options = params.get("initializationOptions")
-        settings, problems = load(options if isinstance(options, dict) else {})
-        for key, value in self.overrides.items():
-            setattr(settings, key, value)
-        self.settings = settings
-        folders = params.get("workspaceFolders")
-        folders = folders if isinstance(folders, list) else []
-        self.folders = [
-            uri_to_path(f["uri"]) for f in folders if isinstance(f, dict) and "uri" in f
-        ]
-        if not self.folders and isinstance(params.get("rootUri"), str):
-            self.folders = [uri_to_path(params["rootUri"])]
+        problems = self.folders.configure(params, self.overrides)
         pid = params.get("processId")
         if isinstance(pid, int) and pid > 0:
-            threading.Thread(
-                target=_watchdog, args=(pid,), name="nous-watchdog", daemon=True
-            ).start()
+            watchdog.start(pid)
         for problem in problems:
             log.warning(problem)
         if problems:
@@ -402,85 +362,21 @@ class Daemon:
             self._loop.call_soon_threadsafe(fn)
 
     def _index(self) -> None:
-        """Startup work off the request path: warm the model, harvest each folder on a store
-        connection of its own (requests keep being answered), then announce `nous/indexed`."""
-        started = time.perf_counter()
-        report: dict[str, Any] = {"folders": [], "errors": []}
-        try:
-            self.worker.submit(self._warm).result()
-            for folder in self.folders:
-                engine = Engine(self.settings, folder)
-                try:
-                    harvested = engine.harvest() if self.settings.harvest else {}
-                    report["folders"].append(
-                        {
-                            "folder": str(folder),
-                            "project": engine.project.name,
-                            "projectKey": engine.project.key,
-                            **harvested,
-                        }
-                    )
-                finally:
-                    if "store" in engine.__dict__:
-                        engine.store.close()
-                if self.settings.watch and not self.shutdown_seen:
-                    self._watch(folder)
-        except Exception as exc:
-            log.exception("startup indexing failed")
-            report["errors"].append(str(exc))
-        report["seconds"] = round(time.perf_counter() - started, 3)
-        self.indexed.set()
-        self.worker.submit(self._mark_ready)
+        report = self.folders.index(lambda: self.shutdown_seen)
         self._loop_call(lambda: self.notify(p.NOUS_INDEXED, report))
-
-    def _mark_ready(self) -> None:
-        for engine in self.engines.values():
-            engine.index_state = "ready"
-
-    def _warm(self) -> None:
-        for folder in self.folders or [Path.cwd()]:
-            self.engine_for(folder=folder).store.embedder.embed("warm up")
-
-    def _watch(self, folder: Path) -> None:
-        from nous.workspace.watcher import Watcher
-
-        def changed(paths: set[str]) -> None:
-            self.worker.submit(lambda: self.engine_for(folder=folder).on_files_changed(paths))
-
-        watcher = Watcher(folder, changed)
-        watcher.start()
-        self.watchers.append(watcher)
 
     def _register_documents(self) -> None:
         @self.ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
         def did_open(_ls: LanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-            self._active(params.text_document.uri, params.text_document.language_id)
+            self.folders.opened(params.text_document.uri, params.text_document.language_id)
 
         @self.ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
         def did_change(_ls: LanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
-            self._active(params.text_document.uri, None)
+            self.folders.opened(params.text_document.uri, None)
 
         @self.ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
         def did_close(_ls: LanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
             pass
-
-    def _active(self, uri: str, language: str | None) -> None:
-        if language is not None:
-            # A languageId becomes a `language:<id>` scope and part of the rendered context:
-            # only a plain identifier is taken (`python`, `objective-c`, `c#`), anything else
-            # (newlines, headings, 10k characters) is ignored.
-            language = language.strip().lower()
-            if not _LANGUAGE_ID.fullmatch(language):
-                log.info("ignored languageId %r", language[:80])
-                language = None
-
-        def update() -> None:
-            engine = self.engine_for(uri)
-            if language:
-                engine.active_language = language
-                engine.__dict__.pop("languages", None)
-
-        self.worker.submit(update)
 
 
 class _Writer:
@@ -494,28 +390,3 @@ class _Writer:
 
     def close(self) -> None:
         pass
-
-
-def _watchdog(pid: int) -> None:
-    """Exit when the editor process that started us is gone (LSP `processId`)."""
-    while True:
-        time.sleep(1.0)
-        try:
-            os.kill(pid, 0)
-            gone = _zombie(pid)
-        except ProcessLookupError:
-            gone = True
-        except PermissionError:
-            gone = False
-        if gone:
-            log.warning("editor process %d is gone; exiting", pid)
-            os._exit(1)
-
-
-def _zombie(pid: int) -> bool:
-    """A dead process its parent has not reaped yet still answers `kill 0` (Linux only check)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from nous.errors import InvalidMemory
+from nous.protocol import RememberParams
 
 KINDS = (
     "decision",
@@ -76,6 +77,15 @@ class Draft(BaseModel):
     status: str | None = None
     """Initial lifecycle state; `None` means the kind's starting state."""
     superseded_by: str | None = None
+
+    @classmethod
+    def of(cls, params: RememberParams) -> Draft:
+        """The draft of a remember request: the one builder the daemon and the CLI share."""
+        return cls(
+            kind=params.kind, content=params.content, scope=params.scope, tags=params.tags,
+            confidence=params.confidence, importance=params.importance, outcome=params.outcome,
+            source=params.source,
+        )  # fmt: skip
 
     def validated(self) -> Draft:
         """A copy with every field checked and normalised, or `InvalidMemory`."""

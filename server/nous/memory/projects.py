@@ -15,14 +15,34 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
-from nous.memory.store import MemoryStore
+if TYPE_CHECKING:
+    from nous.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
 
-def _pending(store: MemoryStore, legacy_name: str, aliases: Sequence[str]) -> bool:
-    conn = store.conn
+class ProjectRows:
+    """Claiming an older project scope's rows (a part of `MemoryStore`)."""
+
+    _conn: sqlite3.Connection
+    _index: VectorIndex
+
+    if TYPE_CHECKING:
+
+        def write(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+    def claim_project(self, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int:
+        """Move what `project:<legacy_name>` (if still unclaimed) and `project:<alias>` hold
+        to `project:<key>`; returns the number of memories moved. Cheap (reads only) when
+        there is nothing to claim."""
+        return _claim(self, key, legacy_name, aliases)
+
+
+def _pending(store: ProjectRows, legacy_name: str, aliases: Sequence[str]) -> bool:
+    conn = store._conn
     if conn.execute("SELECT 1 FROM legacy_projects WHERE name = ?", (legacy_name,)).fetchone():
         return True
     for alias in aliases:
@@ -39,10 +59,7 @@ def _pending(store: MemoryStore, legacy_name: str, aliases: Sequence[str]) -> bo
     return False
 
 
-def claim(store: MemoryStore, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int:
-    """Move what `project:<legacy_name>` (if still unclaimed) and `project:<alias>` hold to
-    `project:<key>`; returns the number of memories moved. Cheap (reads only) when there is
-    nothing to claim."""
+def _claim(store: ProjectRows, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int:
     if not _pending(store, legacy_name, aliases):
         return 0
     moved = 0
@@ -64,7 +81,7 @@ def claim(store: MemoryStore, key: str, legacy_name: str, aliases: Sequence[str]
                     f"UPDATE OR IGNORE {table} SET project = ? WHERE project = ?", (key, old)
                 )
                 conn.execute(f"DELETE FROM {table} WHERE project = ?", (old,))  # newer ones won
-    store.index.pull(store.conn)  # the moved rows' scopes, in this process's vector index
+    store._index.pull(store._conn)  # the moved rows' scopes, in this process's vector index
     if moved:
         log.info("project %s: claimed %d memories from %s", key, moved, ", ".join(olds))
     return moved

@@ -18,18 +18,21 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import platformdirs
-import sqlite_utils
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import lifecycle, migrations, renderings, secrets
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.model import OUTCOMES, Draft, Memory, now
+from nous.memory.projects import ProjectRows
 from nous.memory.secrets import Redaction
+from nous.memory.sources import SourceRows
 from nous.memory.tokens import TokenCounter
+from nous.memory.usage import UsageRows
 from nous.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -159,40 +162,65 @@ class _Prepared:
     redactions: list[Redaction]
 
 
-class MemoryStore:
-    """All reads and writes of one memory database; use from one thread."""
+class MemoryStore(UsageRows, SourceRows, ProjectRows):
+    """All reads and writes of one memory database; use from one thread.
+
+    The only holder of the connection and of SQL: callers use its verbs (this class and the
+    row mixins it is made of: sessions and usage, harvest sources, project claims) and pass
+    the vectors they already computed. `nous.memory.interface.Store` is its shape.
+    """
 
     def __init__(self, path: Path | str, embedder: Embedder, counter: TokenCounter) -> None:
         self.path = Path(path)
-        self.embedder = embedder
+        self._embedder = embedder
         self.counter = counter
         try:
             if str(path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(
+            self._conn = sqlite3.connect(
                 str(path), isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000
             )
-            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.execute("PRAGMA synchronous = NORMAL")
-            self.conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_LIMIT}")
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_LIMIT}")
             # The default 2 MB page cache re-reads the hot index pages on every request.
-            self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             with self.write():
-                migrations.apply(self.conn, now())
+                migrations.apply(self._conn, now())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open memory database {path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot create memory database {path}: {exc.strerror}") from exc
-        self.db = sqlite_utils.Database(self.conn)
-        self.index = VectorIndex(embedder.dimension)
+        self._index = VectorIndex(embedder.dimension)
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
-        self.index.sync(self.conn)
+        self._index.sync(self._conn)
 
     def close(self) -> None:
-        self.conn.close()
+        self._conn.close()
+
+    # -- the model ------------------------------------------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        return self._embedder.name
+
+    @property
+    def dimension(self) -> int:
+        return self._embedder.dimension
+
+    def embed(self, text: str) -> Vector:
+        """The vector of one text with the store's model (what a caller searches with)."""
+        return self._embedder.embed(text)
+
+    def embed_many(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._embedder.embed_many(texts)
+
+    def embed_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """One model call, no cache (what a benchmark times)."""
+        return self._embedder.embed_batch(texts)
 
     # -- transactions ---------------------------------------------------------------------------
 
@@ -201,27 +229,27 @@ class MemoryStore:
         """One `BEGIN IMMEDIATE` transaction; rolled back on any error."""
         for attempt in range(5):
             try:
-                self.conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute("BEGIN IMMEDIATE")
                 break
             except sqlite3.OperationalError as exc:
                 if ("locked" not in str(exc) and "busy" not in str(exc)) or attempt == 4:
                     raise StoreError(f"memory database is busy: {exc}") from exc
                 time.sleep(0.05 * (attempt + 1))
         try:
-            yield self.conn
-            self.conn.execute("COMMIT")
+            yield self._conn
+            self._conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
 
     def _next_change(self) -> int:
-        row = self.conn.execute(
+        row = self._conn.execute(
             "UPDATE counters SET value = value + 1 WHERE name = 'change_seq' RETURNING value"
         ).fetchone()
         return int(row[0])
 
     def _after_write(self) -> None:
-        self.index.pull(self.conn)
+        self._index.pull(self._conn)
         self._bound_wal()
 
     def _bound_wal(self) -> None:
@@ -238,14 +266,14 @@ class MemoryStore:
     def checkpoint(self, wait_ms: int = CHECKPOINT_WAIT_MS) -> bool:
         """A TRUNCATE checkpoint (call when idle too); False when other connections kept it
         from completing within `wait_ms`."""
-        self.conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
+        self._conn.execute(f"PRAGMA busy_timeout = {wait_ms}")
         try:
-            busy = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         except sqlite3.OperationalError as exc:
             log.info("checkpoint skipped: %s", exc)
             return False
         finally:
-            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return not busy
 
     # -- writing --------------------------------------------------------------------------------
@@ -284,7 +312,7 @@ class MemoryStore:
         vectors = dict(
             zip(
                 [id(p) for p in todo],
-                self.embedder.embed_many([p.content for p in todo]),
+                self._embedder.embed_many([p.content for p in todo]),
                 strict=True,
             )
         )
@@ -294,7 +322,7 @@ class MemoryStore:
             for p in prepared:
                 vector = vectors.get(id(p))
                 if vector is None and not self._exists(p):
-                    vector = self.embedder.embed(p.content)  # purged since we looked: rare
+                    vector = self._embedder.embed(p.content)  # purged since we looked: rare
                 results.append(self._write_one(p, vector, change))
         self._after_write()
         return results
@@ -306,7 +334,7 @@ class MemoryStore:
             clause = " OR ".join("(scope = ? AND content_hash = ?)" for _ in chunk)
             flat = [v for pair in chunk for v in pair]
             found |= set(
-                self.conn.execute(
+                self._conn.execute(
                     f"SELECT scope, content_hash FROM memories WHERE {clause}", flat
                 ).fetchall()
             )
@@ -316,7 +344,7 @@ class MemoryStore:
         return bool(self._existing_keys([(p.scope, p.content_hash)]))
 
     def _write_one(self, p: _Prepared, vector: Vector | None, change: int) -> WriteResult:
-        row = self.conn.execute(
+        row = self._conn.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE scope = ? AND content_hash = ?",
             (p.scope, p.content_hash),
         ).fetchone()
@@ -325,7 +353,7 @@ class MemoryStore:
             old = _memory(row)
             confirmations = old.confirmations + 1
             status = lifecycle.on_confirm(old.kind, old.status, confirmations)
-            self.conn.execute(
+            self._conn.execute(
                 "UPDATE memories SET confirmations = ?, last_seen_at = ?, updated_at = ?, "
                 "status = ?, status_changed_at = ?, change_seq = ? WHERE id = ?",
                 (
@@ -347,13 +375,13 @@ class MemoryStore:
         if status not in lifecycle.machine(d.kind).edges:
             raise InvalidMemory(f"{status!r} is not a state of a {d.kind}")
         memory_id = uuid.uuid4().hex
-        self.conn.execute(
+        self._conn.execute(
             f"INSERT INTO memories ({_COLUMNS}, embedding, embedding_model, change_seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?)",
             (
                 memory_id, d.kind, p.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
                 status, stamp, d.confidence, d.importance, d.outcome, d.source, p.content_hash,
-                d.superseded_by, json.dumps(d.tags), _blob(vector), self.embedder.name, change,
+                d.superseded_by, json.dumps(d.tags), _blob(vector), self._embedder.name, change,
             ),
         )  # fmt: skip
         self._log_transition(memory_id, None, status, stamp, "created")
@@ -362,7 +390,7 @@ class MemoryStore:
     def _log_transition(
         self, memory_id: str, old: str | None, new: str, at: str, reason: str
     ) -> None:
-        self.conn.execute(
+        self._conn.execute(
             "INSERT INTO transitions (memory_id, from_status, to_status, at, reason) "
             "VALUES (?, ?, ?, ?, ?)",
             (memory_id, old, new, at, reason),
@@ -380,7 +408,7 @@ class MemoryStore:
     def _set_status(self, memory: Memory, target: str, reason: str, **extra: Any) -> None:
         stamp = now()
         sets = ", ".join(f"{k} = ?" for k in extra)
-        self.conn.execute(
+        self._conn.execute(
             "UPDATE memories SET status = ?, status_changed_at = ?, updated_at = ?, "
             f"change_seq = ?{', ' + sets if sets else ''} WHERE id = ?",
             (target, stamp, stamp, self._next_change(), *extra.values(), memory.id),
@@ -396,8 +424,8 @@ class MemoryStore:
                 if memory.kind == "decision":
                     raise InvalidMemory("decisions are never deleted; forget marks them inactive")
                 self._next_change()
-                self.conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
-                self.conn.execute("DELETE FROM usage WHERE memory_id = ?", (memory_id,))
+                self._conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+                self._conn.execute("DELETE FROM usage WHERE memory_id = ?", (memory_id,))
             else:
                 target = lifecycle.on_forget(memory.kind, memory.status)
                 self._set_status(memory, target, "forgotten")
@@ -419,7 +447,7 @@ class MemoryStore:
     def link_successor(self, old_id: str, new_id: str) -> None:
         """Record that `new_id` replaces `old_id` (the old one's state is set separately)."""
         with self.write():
-            self.conn.execute(
+            self._conn.execute(
                 "UPDATE memories SET superseded_by = ?, change_seq = ? WHERE id = ?",
                 (new_id, self._next_change(), old_id),
             )
@@ -447,7 +475,7 @@ class MemoryStore:
     # -- reading --------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory:
-        row = self.conn.execute(
+        row = self._conn.execute(
             f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)
         ).fetchone()
         if row is None:
@@ -459,7 +487,7 @@ class MemoryStore:
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            for row in self.conn.execute(
+            for row in self._conn.execute(
                 f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk
             ):
                 memory = _memory(row)
@@ -470,8 +498,40 @@ class MemoryStore:
         self, query: Vector, k: int, scopes: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
         """Top-k (id, cosine) among memories not excluded by their lifecycle state."""
-        self.index.sync(self.conn)
-        return self.index.search(query, k, scopes)
+        self._index.sync(self._conn)
+        return self._index.search(query, k, scopes)
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored vectors of `ids` (those it has), from the in-process index."""
+        return self._index.vectors(ids)
+
+    def vector_count(self) -> int:
+        """Vectors of live memories in this process's index."""
+        return len(self._index)
+
+    def all_vectors(self) -> npt.NDArray[np.float32]:
+        """Every stored vector as one (N, d) float32 matrix, read from the database."""
+        rows = self._conn.execute("SELECT embedding FROM memories").fetchall()
+        matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype="<f4")
+        return matrix.reshape(len(rows), self.dimension).astype(np.float32)
+
+    def backdate(self, stamps: dict[str, str]) -> None:
+        """Set created/updated/seen dates (a benchmark's aged memory set): {id: timestamp}."""
+        with self.write():
+            self._conn.executemany(
+                "UPDATE memories SET created_at = ?, updated_at = ?, last_seen_at = ?, "
+                "status_changed_at = ? WHERE id = ?",
+                [(at, at, at, at, memory_id) for memory_id, at in stamps.items()],
+            )
+
+    def set_pinned(self, memory_id: str, pinned: bool = True) -> None:
+        """Pin a memory (always in context while live) or unpin it."""
+        with self.write():
+            self._conn.execute(
+                "UPDATE memories SET pinned = ?, change_seq = ? WHERE id = ?",
+                (int(pinned), self._next_change(), memory_id),
+            )
+        self._after_write()
 
     def text_search(
         self, query: str, k: int, scopes: Sequence[str] | None = None
@@ -485,7 +545,7 @@ class MemoryStore:
         if scopes is not None:
             where += f" AND m.scope IN ({','.join('?' * len(scopes))})"
             params += list(scopes)
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
             # the covering index reads no memory rows (they hold the embeddings): ~2x faster
             "JOIN memories m INDEXED BY memories_seq_filter ON m.seq = memories_fts.rowid "
@@ -497,7 +557,7 @@ class MemoryStore:
     def always_on(self, scopes: Sequence[str], limit: int = 40) -> list[str]:
         """Ids of live pinned memories and escalated (blocking) constraints in `scopes`."""
         marks = ",".join("?" * len(scopes))
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             f"SELECT id FROM memories WHERE scope IN ({marks}) "
             "AND (pinned = 1 OR status = 'escalated') AND status NOT IN ('inactive', 'retired') "
             "ORDER BY importance DESC, updated_at DESC LIMIT ?",
@@ -514,13 +574,13 @@ class MemoryStore:
         if self._df_seen < 0 or change - self._df_seen >= DF_STALENESS or change < self._df_seen:
             self._df_cache.clear()
             self._df_seen = change
-            self._df_total = int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+            self._df_total = int(self._conn.execute("SELECT count(*) FROM memories").fetchone()[0])
         out: dict[str, int] = {}
         for term in terms:
             if term not in self._df_cache:
                 quoted = '"' + term.replace('"', "") + '"'
                 self._df_cache[term] = int(
-                    self.conn.execute(
+                    self._conn.execute(
                         "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (quoted,)
                     ).fetchone()[0]
                 )
@@ -528,7 +588,7 @@ class MemoryStore:
         return out, self._df_total
 
     def _df_change(self) -> int:
-        row = self.conn.execute("SELECT coalesce(max(change_seq), 0) FROM memories").fetchone()
+        row = self._conn.execute("SELECT coalesce(max(change_seq), 0) FROM memories").fetchone()
         return int(row[0])
 
     def counts(self, scopes: Sequence[str] | None = None) -> dict[str, dict[str, int]]:
@@ -537,7 +597,7 @@ class MemoryStore:
         where, args = "", list(scopes or [])
         if scopes is not None:
             where = f"WHERE scope IN ({','.join('?' * len(args))})"
-        for kind, status, n in self.conn.execute(
+        for kind, status, n in self._conn.execute(
             f"SELECT kind, status, count(*) FROM memories {where} GROUP BY kind, status "
             "ORDER BY kind",
             args,
@@ -545,12 +605,16 @@ class MemoryStore:
             out.setdefault(kind, {})[status] = n
         return out
 
+    def memory_count(self) -> int:
+        """Every row, whatever its state or scope."""
+        return int(self._conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+
     def size_bytes(self) -> int:
         files = [self.path, Path(f"{self.path}-wal")]
         return sum(p.stat().st_size for p in files if p.exists())
 
     def integrity(self) -> str:
-        return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+        return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
 
 
 DF_STALENESS = 64
@@ -587,3 +651,9 @@ def _memory(row: Sequence[Any]) -> Memory:
     data["tags"] = [secrets.scrub(t) for t in json.loads(data["tags"])]
     data["pinned"] = bool(data["pinned"])
     return Memory.model_construct(**data)
+
+
+if TYPE_CHECKING:  # mypy checks that the SQLite store has every verb of the interface
+    from nous.memory.interface import Store
+
+    _IS_A_STORE: type[Store] = MemoryStore

@@ -1,15 +1,21 @@
-"""Usage records (which injected memories the assistant referenced) and sessions, in SQLite, so
-the feedback loop and the session cap survive restarts."""
+"""Usage records (which injected memories the assistant referenced), chat-session rows and
+fingerprints, in SQLite, so the feedback loop and the session cap survive restarts. The rows
+only (`UsageRows`, part of `MemoryStore`); the session policy is `nous.context.session`."""
 
 from __future__ import annotations
 
 import json
 import math
+import sqlite3
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nous.memory.model import now, parse_time
-from nous.memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from nous.memory.interface import Store
+    from nous.memory.model import Memory
 
 HALF_LIFE_DAYS = 7.0
 
@@ -37,43 +43,6 @@ def decay(age_days: float, half_life: float = HALF_LIFE_DAYS) -> float:
     return math.exp(-math.log(2) * max(0.0, age_days) / half_life)
 
 
-def stats(
-    store: MemoryStore, ids: list[str], half_life: float = HALF_LIFE_DAYS
-) -> dict[str, UsageStats]:
-    """Usage stats of the given memories (missing ids are neutral)."""
-    if not ids:
-        return {}
-    current = parse_time(now())
-    rows: dict[str, list[tuple[str, int]]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for memory_id, at, referenced in store.conn.execute(
-            f"SELECT memory_id, at, referenced FROM usage WHERE memory_id IN ({marks})", chunk
-        ):
-            rows.setdefault(memory_id, []).append((at, referenced))
-    out = {}
-    for memory_id, records in rows.items():
-        score = decayed = 0.0
-        for at, referenced in records:
-            weight = decay((current - parse_time(at)).total_seconds() / 86400, half_life)
-            decayed += weight
-            score += weight * referenced
-        out[memory_id] = UsageStats(len(records), sum(r for _, r in records), score, decayed)
-    return out
-
-
-def record(store: MemoryStore, session_id: str, outcomes: list[tuple[str, bool, float]]) -> None:
-    """One usage row per (memory id, referenced?, overlap)."""
-    stamp = now()
-    with store.write():
-        store.conn.executemany(
-            "INSERT INTO usage (memory_id, session_id, at, referenced, overlap) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(m, session_id, stamp, int(ref), overlap) for m, ref, overlap in outcomes],
-        )
-
-
 @dataclass
 class Session:
     id: str
@@ -85,42 +54,118 @@ class Session:
     state: dict[str, Any]
 
 
-def load_session(store: MemoryStore, session_id: str, project: str, cap: int) -> Session:
-    """The project's session row, created on first use: sessions are keyed by (project, id), so
-    one project's session id never opens another project's session."""
-    row = store.conn.execute(
-        "SELECT id, project, used, cap, recalls, injected FROM sessions "
-        "WHERE project = ? AND id = ?",
-        (project, session_id),
-    ).fetchone()
-    if row is None:
-        return Session(session_id, project, 0, cap, 0, [], {})
-    injected = json.loads(row[5])
-    if isinstance(injected, dict):
-        return Session(row[0], row[1], row[2], row[3], row[4], injected["items"], injected["state"])
-    return Session(row[0], row[1], row[2], row[3], row[4], injected, {})
+class UsageRows:
+    """The `usage`, `sessions` and `fingerprints` tables (a part of `MemoryStore`)."""
 
+    _conn: sqlite3.Connection
 
-def save_session(store: MemoryStore, session: Session, added: int) -> Session:
-    """Add `added` tokens to the session atomically (re-reading the row inside the write)."""
-    stamp = now()
-    payload = json.dumps({"items": session.injected[-500:], "state": session.state})
-    with store.write():
-        row = store.conn.execute(
-            "SELECT used FROM sessions WHERE project = ? AND id = ?", (session.project, session.id)
+    if TYPE_CHECKING:
+
+        def write(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def get(self, memory_id: str) -> Memory: ...
+
+    def usage_stats(
+        self, ids: list[str], half_life: float = HALF_LIFE_DAYS
+    ) -> dict[str, UsageStats]:
+        """Usage stats of the given memories (missing ids are neutral)."""
+        if not ids:
+            return {}
+        current = parse_time(now())
+        rows: dict[str, list[tuple[str, int]]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for memory_id, at, referenced in self._conn.execute(
+                f"SELECT memory_id, at, referenced FROM usage WHERE memory_id IN ({marks})", chunk
+            ):
+                rows.setdefault(memory_id, []).append((at, referenced))
+        out = {}
+        for memory_id, records in rows.items():
+            score = decayed = 0.0
+            for at, referenced in records:
+                weight = decay((current - parse_time(at)).total_seconds() / 86400, half_life)
+                decayed += weight
+                score += weight * referenced
+            out[memory_id] = UsageStats(len(records), sum(r for _, r in records), score, decayed)
+        return out
+
+    def record_usage(self, session_id: str, outcomes: list[tuple[str, bool, float]]) -> None:
+        """One usage row per (memory id, referenced?, overlap)."""
+        stamp = now()
+        with self.write():
+            self._conn.executemany(
+                "INSERT INTO usage (memory_id, session_id, at, referenced, overlap) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(m, session_id, stamp, int(ref), overlap) for m, ref, overlap in outcomes],
+            )
+
+    def activate(self, memory_id: str) -> Memory:
+        """One more activation (an injected memory the assistant referenced)."""
+        with self.write():
+            self._conn.execute(
+                "UPDATE memories SET activations = activations + 1 WHERE id = ?", (memory_id,)
+            )
+        return self.get(memory_id)
+
+    def load_session(self, session_id: str, project: str, cap: int) -> Session:
+        """The project's session row, created on first use: sessions are keyed by (project,
+        id), so one project's session id never opens another project's session."""
+        row = self._conn.execute(
+            "SELECT id, project, used, cap, recalls, injected FROM sessions "
+            "WHERE project = ? AND id = ?",
+            (project, session_id),
         ).fetchone()
-        used = (row[0] if row else 0) + added
-        store.conn.execute(
-            "INSERT INTO sessions (id, project, created_at, updated_at, used, cap, recalls, "
-            "injected) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(project, id) DO UPDATE SET "
-            "updated_at = ?, used = ?, cap = ?, recalls = ?, injected = ?",
-            (
-                session.id, session.project, stamp, stamp, used, session.cap, session.recalls,
-                payload, stamp, used, session.cap, session.recalls, payload,
-            ),
-        )  # fmt: skip
-    session.used = used
-    return session
+        if row is None:
+            return Session(session_id, project, 0, cap, 0, [], {})
+        injected = json.loads(row[5])
+        if isinstance(injected, dict):
+            return Session(
+                row[0], row[1], row[2], row[3], row[4], injected["items"], injected["state"]
+            )
+        return Session(row[0], row[1], row[2], row[3], row[4], injected, {})
+
+    def save_session(self, session: Session, added: int) -> Session:
+        """Add `added` tokens to the session atomically (re-reading the row inside the write)."""
+        stamp = now()
+        payload = json.dumps({"items": session.injected[-500:], "state": session.state})
+        with self.write():
+            row = self._conn.execute(
+                "SELECT used FROM sessions WHERE project = ? AND id = ?",
+                (session.project, session.id),
+            ).fetchone()
+            used = (row[0] if row else 0) + added
+            self._conn.execute(
+                "INSERT INTO sessions (id, project, created_at, updated_at, used, cap, recalls, "
+                "injected) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(project, id) DO UPDATE SET "
+                "updated_at = ?, used = ?, cap = ?, recalls = ?, injected = ?",
+                (
+                    session.id, session.project, stamp, stamp, used, session.cap, session.recalls,
+                    payload, stamp, used, session.cap, session.recalls, payload,
+                ),
+            )  # fmt: skip
+        session.used = used
+        return session
+
+    def log_fingerprint(self, session_id: str | None, data: dict[str, Any]) -> None:
+        """One row of local fingerprint telemetry (never sent anywhere)."""
+        with self.write():
+            self._conn.execute(
+                "INSERT INTO fingerprints (session_id, at, frame, mode, complexity, file_count, "
+                "file_hash, profile, total_tokens, budget, kinds, compression_ratio, tier_counts, "
+                "selected, available) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id, now(), data["frame"], data["mode"], data["complexity"],
+                    data["fileCount"], data["fileHash"], data["profile"], data["totalTokens"],
+                    data["budget"], json.dumps(data["kinds"]), data["compressionRatio"],
+                    json.dumps(data["tierCounts"]), data["selected"], data["available"],
+                ),
+            )  # fmt: skip
+
+    def fingerprints(self) -> list[dict[str, Any]]:
+        """Every fingerprint row, oldest first (local telemetry; read by tests and `status`)."""
+        cursor = self._conn.execute("SELECT * FROM fingerprints ORDER BY rowid")
+        names = [c[0] for c in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 EFFECTIVE = 0.6
@@ -129,7 +174,7 @@ MIN_ACTIVATIONS = 5
 ESCALATE_AFTER = 5
 
 
-def apply_feedback(store: MemoryStore, memory_id: str, referenced: bool) -> str:
+def apply_feedback(store: Store, memory_id: str, referenced: bool) -> str:
     """Lifecycle effects of one judged injection; returns the memory's status afterwards.
 
     Referenced → one more activation; a new fact-like memory becomes confirmed; a created
@@ -140,11 +185,7 @@ def apply_feedback(store: MemoryStore, memory_id: str, referenced: bool) -> str:
 
     memory = store.get(memory_id)
     if referenced:
-        with store.write():
-            store.conn.execute(
-                "UPDATE memories SET activations = activations + 1 WHERE id = ?", (memory_id,)
-            )
-        memory = store.get(memory_id)
+        memory = store.activate(memory_id)
     target = memory.status
     machine = lifecycle.machine(memory.kind)
     if referenced and machine is lifecycle.FACTLIKE and memory.status == "new":
@@ -155,7 +196,7 @@ def apply_feedback(store: MemoryStore, memory_id: str, referenced: bool) -> str:
         elif memory.status == "active" and memory.activations >= ESCALATE_AFTER:
             target = "escalated"
     elif machine is lifecycle.PROCEDURE and memory.activations >= MIN_ACTIVATIONS:
-        got = stats(store, [memory_id]).get(memory_id, NEUTRAL)
+        got = store.usage_stats([memory_id]).get(memory_id, NEUTRAL)
         rate = got.referenced / got.retrieved if got.retrieved else 0.0
         if rate > EFFECTIVE and memory.status != "effective":
             target = "effective"
@@ -164,19 +205,3 @@ def apply_feedback(store: MemoryStore, memory_id: str, referenced: bool) -> str:
     if target != memory.status and machine.allows(memory.status, target):
         return store.transition(memory_id, target, "feedback").status
     return memory.status
-
-
-def log_fingerprint(store: MemoryStore, session_id: str | None, data: dict[str, Any]) -> None:
-    """One row of local fingerprint telemetry (never sent anywhere)."""
-    with store.write():
-        store.conn.execute(
-            "INSERT INTO fingerprints (session_id, at, frame, mode, complexity, file_count, "
-            "file_hash, profile, total_tokens, budget, kinds, compression_ratio, tier_counts, "
-            "selected, available) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                session_id, now(), data["frame"], data["mode"], data["complexity"],
-                data["fileCount"], data["fileHash"], data["profile"], data["totalTokens"],
-                data["budget"], json.dumps(data["kinds"]), data["compressionRatio"],
-                json.dumps(data["tierCounts"]), data["selected"], data["available"],
-            ),
-        )  # fmt: skip

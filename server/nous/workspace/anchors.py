@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from nous.memory import lifecycle
-from nous.memory.store import MemoryStore
+from nous.memory.interface import Store
 from nous.workspace import boundary
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def symbols(text: str, relpath: str) -> set[str]:
     return {s.rsplit(".", 1)[-1] for s in found if s and s not in relpath and s != stem}
 
 
-def demote(store: MemoryStore, memory_id: str, kind: str, status: str, reason: str) -> bool:
+def demote(store: Store, memory_id: str, kind: str, status: str, reason: str) -> bool:
     machine = lifecycle.machine(kind)
     target = machine.superseded or lifecycle.INACTIVE
     if not machine.allows(status, target):
@@ -39,17 +39,13 @@ def demote(store: MemoryStore, memory_id: str, kind: str, status: str, reason: s
     return True
 
 
-def check(store: MemoryStore, project_scope: str, root: Path, changed: set[str]) -> list[str]:
+def check(store: Store, project_scope: str, root: Path, changed: set[str]) -> list[str]:
     """Check the memories naming any of the changed files; returns the ids demoted."""
     demoted = []
     for rel in sorted(changed):
         if ("/" not in rel and "." not in rel) or not boundary.is_utf8(rel):
             continue  # a bare word would match too much; an undecodable name matches nothing
-        rows = store.conn.execute(
-            "SELECT id, kind, status, content FROM memories WHERE scope = ? AND instr(content, ?) > 0 "
-            "AND status NOT IN ('inactive', 'retired', 'superseded')",
-            (project_scope, rel),
-        ).fetchall()
+        rows = store.mentioning(project_scope, rel)
         if not rows:
             continue
         try:

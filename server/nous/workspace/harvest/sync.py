@@ -19,8 +19,8 @@ from pathlib import Path
 
 from nous.errors import NousError
 from nous.memory import lifecycle
-from nous.memory.model import Draft, now
-from nous.memory.store import MemoryStore
+from nous.memory.interface import Store
+from nous.memory.model import Draft
 from nous.workspace import boundary
 from nous.workspace.detect import IGNORED_DIRS
 from nous.workspace.harvest import adr, git, instructions, procedures
@@ -113,16 +113,8 @@ def _drafts(items: list[Harvested], project_scope: str) -> list[Draft]:
     ]  # fmt: skip
 
 
-def _live_from(store: MemoryStore, prefix: str, scope: str) -> list[tuple[str, str, str]]:
-    return store.conn.execute(
-        "SELECT id, kind, status FROM memories WHERE source LIKE ? AND status != 'inactive' "
-        "AND scope = ?",
-        (prefix + "%", scope),
-    ).fetchall()
-
-
 def _write(
-    store: MemoryStore, project_scope: str, rel: str, items: list[Harvested], report: Report
+    store: Store, project_scope: str, rel: str, items: list[Harvested], report: Report
 ) -> None:
     results = store.remember_many(_drafts(items, project_scope)) if items else []
     kept = set()
@@ -138,43 +130,32 @@ def _write(
             and lifecycle.machine(memory.kind).allows(memory.status, target)
         ):
             store.transition(memory.id, target, f"source {rel} says {target}")
-    for memory_id, kind, status in _live_from(store, f"file:{rel}#", project_scope):
+    for memory_id, kind, status in store.live_from_source(f"file:{rel}#", project_scope):
         if memory_id not in kept and lifecycle.machine(kind).allows(status, "inactive"):
             store.transition(memory_id, "inactive", f"no longer in {rel}")
             report.retired += 1
 
 
-def _link_successors(
-    store: MemoryStore, project_scope: str, adrs: dict[str, list[Harvested]]
-) -> None:
+def _link_successors(store: Store, project_scope: str, adrs: dict[str, list[Harvested]]) -> None:
     for items in adrs.values():
         for h in items:
             if not h.successor:
                 continue
             number = adr.number_of(h.successor)
-            old = store.conn.execute(
-                "SELECT id FROM memories WHERE source = ? AND scope = ?", (h.anchor, project_scope)
-            ).fetchone()
-            new = store.conn.execute(
-                "SELECT id FROM memories WHERE source LIKE 'file:%#adr-' || ? AND scope = ? AND status != 'inactive'",
-                (number, project_scope),
-            ).fetchone()
-            if old and new and old[0] != new[0]:
-                store.link_successor(old[0], new[0])
+            old = store.id_of_source(h.anchor, project_scope)
+            new = store.live_adr(number, project_scope) if number is not None else None
+            if old and new and old != new:
+                store.link_successor(old, new)
 
 
-def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> Report:
+def sync(store: Store, project: str, root: Path, git_limit: int = 50) -> Report:
     """Harvest `root` into `project` (its id); returns what changed."""
     started = time.perf_counter()
     scope = f"project:{project}"
     report = Report()
     seen = set()
     adrs: dict[str, list[Harvested]] = {}
-    known = dict(
-        store.conn.execute(
-            "SELECT path, sha256 FROM harvest_sources WHERE project = ?", (project,)
-        ).fetchall()
-    )
+    known = store.harvested(project)
     ignore = boundary.harvest_ignore(root)
     for rel in candidates(root, ignore):
         report.files += 1
@@ -188,33 +169,21 @@ def sync(store: MemoryStore, project: str, root: Path, git_limit: int = 50) -> R
             _write(store, scope, rel, items, report)
             if any("adr" in h.tags for h in items):
                 adrs[rel] = items
-            _remember_source(store, project, rel, sha)
+            store.note_harvested(project, rel, sha)
             report.changed += 1
         except (OSError, NousError, ValueError) as exc:
             log.warning("harvest: skipped %s: %s", boundary.display(rel), exc)
             report.errors.append(boundary.display(f"{rel}: {exc}"))
     _link_successors(store, scope, adrs)
     for rel in set(known) - seen:
-        for memory_id, kind, status in _live_from(store, f"file:{rel}#", scope):
+        for memory_id, kind, status in store.live_from_source(f"file:{rel}#", scope):
             if lifecycle.machine(kind).allows(status, "inactive"):
                 store.transition(memory_id, "inactive", f"{rel} was removed")
                 report.retired += 1
-        with store.write():
-            store.conn.execute(
-                "DELETE FROM harvest_sources WHERE project = ? AND path = ?", (project, rel)
-            )
+        store.drop_harvested(project, rel)
     commits = git.harvest(root, git_limit)
     if commits:
         results = store.remember_many(_drafts(commits, scope))
         report.commits = sum(r.status == "created" for r in results)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
-
-
-def _remember_source(store: MemoryStore, project: str, rel: str, sha: str) -> None:
-    with store.write():
-        store.conn.execute(
-            "INSERT INTO harvest_sources (project, path, sha256, harvested_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (project, path) DO UPDATE SET sha256 = excluded.sha256, harvested_at = excluded.harvested_at",
-            (project, rel, sha, now()),
-        )

@@ -1,0 +1,198 @@
+"""The chat use cases: `nous/context`, `nous/recall`, `nous/expand` and `nous/feedback` over a
+session. The middle hop of a request (handler → here → store): each computes the frame and the
+query vector once and hands them along; the session policy is `session.py`, the assembly
+`pipeline.py`, the rows the store's. Needs no server: the CLI, the daemon, the evaluation and
+the benchmark call the same functions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from nous.context import config as configs
+from nous.context import frame as frames
+from nous.context import pipeline
+from nous.context import session as sessions
+from nous.context.config import Config
+from nous.memory.embedder import Vector
+from nous.memory.model import Memory
+from nous.memory.store import MemoryStore
+from nous.memory.usage import Session
+from nous.protocol import (
+    ContextParams,
+    ContextResult,
+    FeedbackParams,
+    FeedbackResult,
+    Item,
+    RecallParams,
+    SessionUse,
+)
+from nous.settings import Settings
+
+
+class Folder(Protocol):
+    """What a request needs of the workspace folder it comes from (`nous.engine.Engine`)."""
+
+    settings: Settings
+    config: Config
+    last_session: str | None
+
+    @property
+    def store(self) -> MemoryStore: ...
+    @property
+    def project_key(self) -> str: ...
+    def view(self, active_file: str | None = None) -> pipeline.View: ...
+    def resolve_scope(self, scope: str | None) -> str: ...
+    def own(self, memory_id: str) -> Memory: ...
+
+
+def _session(folder: Folder, session_id: str | None) -> Session:
+    return sessions.open_session(
+        folder.store, session_id, folder.project_key, folder.settings.session_cap
+    )
+
+
+def context(folder: Folder, params: ContextParams) -> ContextResult:
+    """`nous/context`: startup (counted against the session cap) or turn mode."""
+    store, settings = folder.store, folder.settings
+    session = _session(folder, params.session_id)
+    folder.last_session = params.session_id or folder.last_session
+    frame = frames.select(params.input, params.frame)
+    text = params.input.strip()
+    vector: Vector | None = store.embed(text) if text else None
+    if params.mode == "startup":
+        requested = params.budget or settings.startup_budget
+    else:
+        requested = params.budget or folder.config.frames.budgets.get(frame, 3000)
+        if params.model_max_tokens:
+            requested = min(requested, int(params.model_max_tokens * settings.model_window_share))
+    granted, note = sessions.grant(session, params.mode, requested)
+    refresh = (
+        sessions.refresh_reason(folder.config, session, vector, frame)
+        if params.session_id and params.mode == "turn"
+        else None
+    )
+    result = pipeline.assemble(
+        store,
+        folder.config,
+        folder.view(params.active_file),
+        pipeline.Request(
+            input=params.input, mode=params.mode, budget=granted, frame=frame,
+            profile=params.profile, conversation=params.conversation,
+            instructions=params.injected_instructions, cut_note=note, vector=vector,
+        ),
+    )  # fmt: skip
+    result.refresh = refresh
+    topic = vector if params.session_id else None
+    return _finish(store, session, result, params.mode == "startup", bool(note), topic)
+
+
+def recall(folder: Folder, params: RecallParams) -> ContextResult:
+    """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
+    settings = folder.settings
+    session = _session(folder, params.session_id)
+    folder.last_session = params.session_id or folder.last_session
+    requested = params.budget or settings.recall_budget
+    granted, note = sessions.recall_grant(
+        session, bool(params.session_id), requested, settings.max_recalls_per_session
+    )
+    view = folder.view()
+    if params.scope:
+        wanted = folder.resolve_scope(params.scope)
+        view_scopes = [s for s in view.scopes if s == wanted] or [view.project_scope]
+        view.languages = [
+            s.removeprefix("language:") for s in view_scopes if s.startswith("language:")
+        ]
+    result = assemble_recall(folder.store, folder.config, view, params.query, granted,
+                             params.kinds, note)  # fmt: skip
+    return _finish(folder.store, session, result, True, granted < requested, None)
+
+
+def assemble_recall(
+    store: MemoryStore,
+    config: Config,
+    view: pipeline.View,
+    query: str,
+    budget: int,
+    kinds: Sequence[str] | None = None,
+    note: str | None = None,
+) -> ContextResult:
+    """The one recall: the pipeline's `recall` mode over `view`'s scopes (no session)."""
+    return pipeline.assemble(
+        store,
+        config,
+        view,
+        pipeline.Request(
+            input=query, mode="recall", budget=budget, kinds=list(kinds or []) or None,
+            cut_note=note,
+        ),
+    )  # fmt: skip
+
+
+def recall_in(
+    store: MemoryStore,
+    query: str,
+    scopes: Sequence[str],
+    budget: int = 500,
+    kinds: Sequence[str] | None = None,
+    config: Config | None = None,
+) -> ContextResult:
+    """Recall for a caller holding a store and scopes (the evaluation): the same recall, with
+    the view drawn from the scopes."""
+    project = next((s for s in scopes if s.startswith("project:")), "project:-")
+    view = pipeline.View(
+        project=project.removeprefix("project:"),
+        project_scope=project,
+        languages=[s.removeprefix("language:") for s in scopes if s.startswith("language:")],
+    )
+    return assemble_recall(store, config or configs.defaults(), view, query, budget, kinds)
+
+
+def ranked(result: ContextResult) -> list[Item]:
+    """A result's items, best first (what a recall's caller ranks by)."""
+    return sorted((i for s in result.sections for i in s.items), key=lambda i: -i.score)
+
+
+def _finish(
+    store: MemoryStore,
+    session: Session,
+    result: ContextResult,
+    counted: bool,
+    cut: bool,
+    topic: Vector | None,
+) -> ContextResult:
+    sessions.record(store, session, result, counted, topic)
+    result.session = sessions.use_of(session, cut=cut)
+    return result
+
+
+def feedback(folder: Folder, params: FeedbackParams) -> FeedbackResult:
+    """`nous/feedback`: judge what this session injected against the assistant's reply."""
+    session = _session(folder, params.session_id)
+    return sessions.feedback(folder.store, folder.config, session, params.response)
+
+
+def expand(folder: Folder, memory_id: str, session_id: str | None) -> tuple[Memory, SessionUse]:
+    """`nous/expand`: the full record; with a session, its content counts against the cap (cut
+    to fit)."""
+    memory = folder.own(memory_id)
+    if not session_id:
+        return memory, SessionUse(id=None, used=0, cap=0, remaining=0)
+    store = folder.store
+    session = _session(folder, session_id)
+    cost = store.counter.count(memory.content)
+    granted, note = sessions.grant(session, "expand", cost)
+    if note:
+        memory = memory.model_copy(
+            update={"content": store.counter.truncate(memory.content, granted)}
+        )
+    session.injected.append({"id": memory.id, "text": memory.summary, "judged": False})
+    store.save_session(session, min(cost, granted))
+    return memory, sessions.use_of(session, cut=bool(note))
+
+
+def session_use(folder: Folder) -> SessionUse | None:
+    """The last session this folder answered for (`nous/status`)."""
+    if not folder.last_session:
+        return None
+    return sessions.use_of(_session(folder, folder.last_session))

@@ -1,0 +1,137 @@
+"""The workspace folders of one connection: an `Engine` per folder (multi-root: one project
+identity each), routing a request to the folder of its active file, the startup indexing
+(warm the model, harvest each folder, `nous/indexed`) and the file watchers."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from nous.engine import Engine, uri_to_path
+from nous.settings import Settings, load
+
+log = logging.getLogger(__name__)
+_LANGUAGE_ID = re.compile(r"[a-z0-9][a-z0-9_+#.-]{0,39}")
+
+
+class Folders:
+    """Engines by workspace folder; every engine is used on the store thread (`worker`) only."""
+
+    def __init__(self, worker: ThreadPoolExecutor) -> None:
+        self.worker = worker
+        self.settings = Settings()
+        self.paths: list[Path] = []
+        self.engines: dict[Path, Engine] = {}
+        self.indexed = threading.Event()
+        self.watchers: list[Any] = []
+
+    def configure(self, params: dict[str, Any], overrides: dict[str, Any]) -> list[str]:
+        """Settings and folders from `initialize` params; returns the settings problems."""
+        options = params.get("initializationOptions")
+        settings, problems = load(options if isinstance(options, dict) else {})
+        for key, value in overrides.items():
+            setattr(settings, key, value)
+        self.settings = settings
+        folders = params.get("workspaceFolders")
+        folders = folders if isinstance(folders, list) else []
+        self.paths = [uri_to_path(f["uri"]) for f in folders if isinstance(f, dict) and "uri" in f]
+        if not self.paths and isinstance(params.get("rootUri"), str):
+            self.paths = [uri_to_path(params["rootUri"])]
+        return problems
+
+    def engine_for(self, active_file: str | None = None, folder: Path | None = None) -> Engine:
+        """The engine of `folder`, else of the folder holding `active_file`, else of the first
+        folder. The active file is remembered workspace-relative. Store thread only."""
+        folders = self.paths or [Path.cwd()]
+        if folder is None:
+            folder = folders[0]
+            if active_file:
+                path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
+                matches = [f for f in folders if path.is_relative_to(f)]
+                if matches:
+                    folder = max(matches, key=lambda f: len(f.parts))
+        if folder not in self.engines:
+            self.engines[folder] = Engine(self.settings, folder)
+            self.engines[folder].index_state = "ready" if self.indexed.is_set() else "indexing"
+        engine = self.engines[folder]
+        if active_file:
+            engine.active_file = engine.relative(active_file)
+        return engine
+
+    def index(self, stopping: Callable[[], bool]) -> dict[str, Any]:
+        """Startup work off the request path: warm the model, harvest each folder on a store
+        connection of its own (requests keep being answered), start the watchers. Returns the
+        `nous/indexed` report."""
+        started = time.perf_counter()
+        report: dict[str, Any] = {"folders": [], "errors": []}
+        try:
+            self.worker.submit(self._warm).result()
+            for folder in self.paths:
+                engine = Engine(self.settings, folder)
+                try:
+                    harvested = engine.harvest() if self.settings.harvest else {}
+                    report["folders"].append(
+                        {
+                            "folder": str(folder),
+                            "project": engine.project.name,
+                            "projectKey": engine.project.key,
+                            **harvested,
+                        }
+                    )
+                finally:
+                    engine.close()
+                if self.settings.watch and not stopping():
+                    self._watch(folder)
+        except Exception as exc:
+            log.exception("startup indexing failed")
+            report["errors"].append(str(exc))
+        report["seconds"] = round(time.perf_counter() - started, 3)
+        self.indexed.set()
+        self.worker.submit(self._mark_ready)
+        return report
+
+    def stop(self) -> None:
+        for watcher in self.watchers:
+            watcher.stop()
+
+    def _mark_ready(self) -> None:
+        for engine in self.engines.values():
+            engine.index_state = "ready"
+
+    def _warm(self) -> None:
+        for folder in self.paths or [Path.cwd()]:
+            self.engine_for(folder=folder).store.embed("warm up")
+
+    def _watch(self, folder: Path) -> None:
+        from nous.workspace.watcher import Watcher
+
+        def changed(paths: set[str]) -> None:
+            self.worker.submit(lambda: self.engine_for(folder=folder).on_files_changed(paths))
+
+        watcher = Watcher(folder, changed)
+        watcher.start()
+        self.watchers.append(watcher)
+
+    def opened(self, uri: str, language: str | None) -> None:
+        """A document was opened or changed: its folder's active file (and language)."""
+        if language is not None:
+            # A languageId becomes a `language:<id>` scope and part of the rendered context:
+            # only a plain identifier is taken (`python`, `objective-c`, `c#`), anything else
+            # (newlines, headings, 10k characters) is ignored.
+            language = language.strip().lower()
+            if not _LANGUAGE_ID.fullmatch(language):
+                log.info("ignored languageId %r", language[:80])
+                language = None
+
+        def update() -> None:
+            engine = self.engine_for(uri)
+            if language:
+                engine.set_language(language)
+
+        self.worker.submit(update)
