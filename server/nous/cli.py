@@ -72,7 +72,17 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _missing(name: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        print(f"nous: error: `nous {name}` is not part of this installation", file=sys.stderr)
+        return 2
+
+    return run
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser; of the commands that own their output (`RUNNERS`) only the one named in
+    `argv` is imported and configured."""
     parser = argparse.ArgumentParser(prog="nous", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"nous {__version__}")
     _common(parser, suppress=False)
@@ -129,15 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("status", _status, "project, counts by kind and status, database, model, encoding")
 
+    wanted = set(argv) & set(RUNNERS)
     for name, (module_name, help_text) in RUNNERS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common(p, suppress=True)
+        if name not in wanted:
+            continue  # configured only when asked for: `nous serve` never imports bench or eval
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
             if not module_name.startswith(exc.name or "\0"):
                 raise
+            p.set_defaults(runner=_missing(name))
             continue
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        _common(p, suppress=True)
         module.configure(p)
         p.set_defaults(runner=module.run)
     return parser
@@ -269,7 +283,8 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.debug else logging.WARNING,

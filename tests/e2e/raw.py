@@ -14,11 +14,11 @@ from tests.e2e.conftest import SERVE, server_env
 
 
 class Raw:
-    def __init__(self, db: Path, workspace: Path) -> None:
+    def __init__(self, db: Path, workspace: Path, env: dict[str, str] | None = None) -> None:
         self.log = open(db.with_suffix(".stderr"), "ab")  # noqa: SIM115 (closed in close())
         self.proc = subprocess.Popen(
             SERVE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-            env=server_env(db), cwd=workspace,
+            env={**server_env(db), **(env or {})}, cwd=workspace,
         )  # fmt: skip
         self.buffer = b""
         self.workspace = workspace
