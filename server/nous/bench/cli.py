@@ -184,8 +184,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     import shutil
     import tempfile
 
-    from nous.bench import build, cold, corpus, harvest, machine, measure, report, stdio
+    from nous.bench import build, cold, corpus, harvest, measure, report, stdio
     from nous.engine import Engine
+    from nous.measurement import machine
     from nous.memory import tokens
     from nous.memory.embedder import default_embedder
     from nous.settings import Settings

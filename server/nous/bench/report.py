@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nous.measurement.splice import between, splice
+
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 NOTES_START, NOTES_END = "<!-- bench:analysis:start -->", "<!-- bench:analysis:end -->"
 """A hand-written analysis between these markers survives regeneration of the section."""
@@ -328,22 +330,7 @@ def update_docs(path: Path, section: str) -> None:
     """Replace the text between the bench markers (create the file / markers when missing)."""
     block = f"{START}\n{section.rstrip()}\n{END}"
     current = path.read_text(encoding="utf-8") if path.exists() else ""
-    kept = _between(_between(current, START, END) or "", NOTES_START, NOTES_END)
+    kept = between(between(current, START, END) or "", NOTES_START, NOTES_END)
     if kept and kept.strip():
         block = block.replace(f"{NOTES_START}\n{NOTES_END}", f"{NOTES_START}{kept}{NOTES_END}")
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# Benchmarks\n\n{block}\n", encoding="utf-8")
-        return
-    if START in current and END in current and current.index(START) < current.index(END):
-        head, rest = current.split(START, 1)
-        tail = rest.split(END, 1)[1]
-        path.write_text(head + block + tail, encoding="utf-8")
-    else:
-        path.write_text(current.rstrip() + "\n\n" + block + "\n", encoding="utf-8")
-
-
-def _between(text: str, start: str, end: str) -> str | None:
-    if start in text and end in text.split(start, 1)[1]:
-        return text.split(start, 1)[1].split(end, 1)[0]
-    return None
+    splice(path, START, END, block)

@@ -3,61 +3,19 @@ repository set's tables are in repos_report.py)."""
 
 from __future__ import annotations
 
-import os
-import platform
-import subprocess
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from nous.evaluation import repos_report
 from nous.evaluation.harness import rounded
+from nous.measurement.machine import describe
+from nous.measurement.splice import between, splice
 
-ROOT = Path(__file__).resolve().parents[3]
 __all__ = ["machine", "rounded", "text", "update_docs"]
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _commit() -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() or None
-
-
 def machine() -> dict[str, Any]:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": _commit(),
-        "cpu": _cpu(),
-        "cores": cores,
-        "python": platform.python_version(),
-        "system": f"{platform.system()} {platform.release()}",
-        "onnxruntime": _version("onnxruntime"),
-        "sqlite": __import__("sqlite3").sqlite_version,
-    }
+    return describe()
 
 
 # -- tables -------------------------------------------------------------------------------------
@@ -362,32 +320,18 @@ def markdown(data: dict[str, Any]) -> str:
     )
 
 
-def _between(text: str, start: str, end: str) -> str | None:
-    if start in text and end in text.split(start, 1)[1]:
-        return text.split(start, 1)[1].split(end, 1)[0]
-    return None
-
-
 def update_docs(path: Path, data: dict[str, Any]) -> None:
     """Replace this run's block inside the eval section (creating file, section or block)."""
     current = path.read_text(encoding="utf-8") if path.exists() else ""
-    section = _between(current, START, END) or ""
+    section = between(current, START, END) or ""
     blocks: dict[str, str] = {}
     for name in ORDER:
         start, end = f"<!-- eval:{name}:start -->", f"<!-- eval:{name}:end -->"
-        inner = _between(section, start, end)
+        inner = between(section, start, end)
         if inner is not None:
             blocks[name] = f"{start}{inner}{end}"
     blocks[_block_name(data)] = markdown(data)
     if "notes" not in blocks:
         blocks["notes"] = "<!-- eval:notes:start -->\n<!-- eval:notes:end -->"
     body = "\n\n".join(blocks[n] for n in ORDER if n in blocks)
-    new = f"{START}\n{INTRO}\n{body}\n{END}"
-    if not current:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# Benchmarks\n\n{new}\n", encoding="utf-8")
-    elif START in current and END in current.split(START, 1)[1]:
-        head, rest = current.split(START, 1)
-        path.write_text(head + new + rest.split(END, 1)[1], encoding="utf-8")
-    else:
-        path.write_text(current.rstrip() + "\n\n" + new + "\n", encoding="utf-8")
+    splice(path, START, END, f"{START}\n{INTRO}\n{body}\n{END}")

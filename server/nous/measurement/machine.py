@@ -1,4 +1,5 @@
-"""What the numbers were measured on: CPU, cores, memory, versions, load, commit."""
+"""What the numbers were measured on: CPU, cores, memory, versions, load, commit (the one copy
+`nous bench` and `nous eval` both record)."""
 
 from __future__ import annotations
 
@@ -68,10 +69,13 @@ def describe() -> dict[str, Any]:
     mem_kb = _proc("/proc/meminfo", "MemTotal")
     mem_gb = round(int(mem_kb.split()[0]) / 1024 / 1024, 1) if mem_kb else None
     info = {
+        "date": now(),
+        "commit": commit(),
         "cpu": cpu,
         "cores": usable,
         "memoryGb": mem_gb,
         "os": platform.platform(),
+        "system": f"{platform.system()} {platform.release()}",
         "python": sys.version.split()[0],
         "sqlite": sqlite3.sqlite_version,
         "onnxruntime": _version("onnxruntime"),
