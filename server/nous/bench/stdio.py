@@ -164,88 +164,38 @@ def _raw_run(db: Path, workspace: Path, turns: list[Query]) -> dict[str, Any]:
 
 
 async def _run(db: Path, workspace: Path, turns: list[Query]) -> dict[str, Any]:
-    from lsprotocol import types as lsp
-    from pygls.lsp.client import LanguageClient
+    from nous.lsp import client
 
-    client = LanguageClient("nous-bench", "1")
-    notifications: dict[str, int] = {}
-
-    def note(name: str) -> None:
-        notifications[name] = notifications.get(name, 0) + 1
-
-    for method in ("nous/budget", "nous/indexed", lsp.WINDOW_SHOW_MESSAGE, lsp.WINDOW_LOG_MESSAGE):
-        client.feature(method)(lambda _params, method=method: note(method))
-
-    log_file = db.parent / "serve.log"
-    started = time.perf_counter()
-    await client.start_io(
-        sys.executable,
-        "-m",
-        "nous",
-        "--db",
-        str(db),
-        "serve",
-        "--stdio",
-        "--log-file",
-        str(log_file),
-        "--log-level",
-        "WARNING",
-        env=child_env(),
-        cwd=str(workspace),
-    )
-    server = client._server
-    pid = server.pid if server is not None else 0
-    try:
-        await asyncio.wait_for(
-            client.initialize_async(
-                lsp.InitializeParams(
-                    capabilities=lsp.ClientCapabilities(),
-                    process_id=os.getpid(),
-                    workspace_folders=[
-                        lsp.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)
-                    ],
-                    initialization_options={"harvest": False, "watch": False},
-                )
-            ),
-            REQUEST_TIMEOUT,
-        )
-        initialized = time.perf_counter() - started
-        client.initialized(lsp.InitializedParams())
-
-        async def context(params: dict[str, Any]) -> Any:
-            return await asyncio.wait_for(
-                client.protocol.send_request_async("nous/context", params), REQUEST_TIMEOUT
-            )
-
-        first = await context({"input": COLD_INPUT, "mode": "turn"})
-        first_answer = time.perf_counter() - started
-        for i, q in enumerate(turns[:WARMUP]):
-            await context({"input": q.text, "mode": "turn", "sessionId": f"stdio-warm-{i}"})
-        turn_ms = []
-        for i, q in enumerate(turns):
-            params = {
+    measured = await client.session(
+        db,
+        workspace,
+        first={"input": COLD_INPUT, "mode": "turn"},
+        warm=[
+            {"input": q.text, "mode": "turn", "sessionId": f"stdio-warm-{i}"}
+            for i, q in enumerate(turns[:WARMUP])
+        ],
+        turns=[
+            {
                 "input": q.text,
                 "mode": "turn",
                 "activeFile": q.active_file,
                 "sessionId": f"stdio-turn-{i // TURNS_PER_SESSION}",
             }
-            sent = time.perf_counter()
-            await context(params)
-            turn_ms.append((time.perf_counter() - sent) * 1000)
-        memory = daemon_rss_mb(pid) if pid else {}
-        await asyncio.wait_for(client.shutdown_async(None), REQUEST_TIMEOUT)
-        client.exit(None)
-        await asyncio.wait_for(client.stop(), REQUEST_TIMEOUT)  # type: ignore[no-untyped-call]
-    except BaseException:
-        if server is not None and server.returncode is None:
-            server.kill()
-        raise
+            for i, q in enumerate(turns)
+        ],
+        env=child_env(),
+        measure=daemon_rss_mb,
+        timeout=REQUEST_TIMEOUT,
+    )
+    memory = measured.daemon
+    initialized, first_answer = measured.initialize_seconds, measured.first_context_seconds
+    turn_ms, notifications = measured.turn_ms, measured.notifications
     return {
         "client": "pygls LanguageClient over stdio",
         "command": "python -m nous --db DB serve --stdio",
         "initializeSeconds": round(initialized, 3),
         "firstContextSeconds": round(first_answer, 3),
-        "firstContextTokens": int(getattr(first, "tokens", 0) or 0),
+        "firstContextTokens": measured.first_context_tokens,
         "turn": percentiles(turn_ms),
         "daemonRssMb": memory.get("rss"),
         "daemonPeakRssMb": memory.get("peak"),

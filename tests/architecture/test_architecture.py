@@ -1,8 +1,7 @@
-"""Layering rules that keep the request path clean, checked on the source itself."""
+"""Rules on the daemon's edges, checked on the source itself (the layers: test_layers.py)."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -10,28 +9,6 @@ from nous import protocol
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "server" / "nous"
-LSP_CLIENT_ALLOWED = {PACKAGE / "bench" / "stdio.py"}  # the benchmark's own LSP client
-
-
-def imports(path: Path) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
-    return found
-
-
-def test_only_the_lsp_package_imports_pygls() -> None:
-    offenders = [
-        str(path.relative_to(ROOT))
-        for path in PACKAGE.rglob("*.py")
-        if (PACKAGE / "lsp") not in path.parents
-        and path not in LSP_CLIENT_ALLOWED
-        and imports(path) & {"pygls", "lsprotocol"}
-    ]
-    assert offenders == []
 
 
 def test_the_engine_knows_nothing_of_the_daemon() -> None:
