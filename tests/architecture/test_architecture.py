@@ -33,3 +33,11 @@ def test_every_custom_method_is_documented_in_the_readme() -> None:
     for method in methods:
         assert f"`{method}`" in readme, f"{method} is not in the README"
         assert f'"method": "{method}"' in readme, f"{method} has no JSON example in the README"
+
+
+def test_every_file_the_architecture_names_exists() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`((?:server|tests)/[\w/.]+\.py)", text))
+    assert len(named) >= 8
+    assert [n for n in sorted(named) if not (ROOT / n).is_file()] == []
+    assert text.count("\n1. **handler**") == 1 and "\n3. **store**" in text

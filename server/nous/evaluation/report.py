@@ -262,8 +262,8 @@ repository.
   test qrels (300).
 - **Real repositories** (`../shared/eval/repos/`, development set): each repository's docs
   copied without SOURCE.md, harvested into a fresh store, every question through
-  `Engine.context` (turn at the frame's default budget, startup at 2,000) and
-  `Engine.recall_request` (500) with no session id; metrics as the set's README defines them.
+  `chat.context` (turn at the frame's default budget, startup at 2,000) and
+  `chat.recall` (500) with no session id; metrics as the set's README defines them.
   Beside it, Okapi BM25 (k1 1.2, b 0.75) over the same Markdown files split at headings, packed
   best-first into 500 tokens and into the tokens Nous's recall used (the last section cut).
 - **Published references** (SPEC §9) are printed beside ours. They come from other harnesses and
