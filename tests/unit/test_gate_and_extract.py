@@ -71,8 +71,7 @@ def test_always_on_layers_hold_only_what_is_pinned_blocking_or_relevant(shop: Me
             scope="project:shop",
         )
     ).memory
-    shop._conn.execute("UPDATE memories SET pinned = 1 WHERE id = ?", (pinned.id,))
-    shop._conn.commit()
+    shop.set_pinned(pinned.id)
     assert any("two approvals" in t for t in items(ask(shop, "How do I release a new version?")))
 
 

@@ -305,5 +305,9 @@ def test_fingerprint_is_logged(tmp_path: Path, real_embedder: OnnxEmbedder) -> N
     e.import_file()
     result = chat.context(e, ContextParams(input="fix src/a.py src/b.py src/c.py", session_id="fp"))
     assert result.fingerprint["complexity"] == "moderate"
-    row = e.store._conn.execute("SELECT frame, complexity, budget FROM fingerprints").fetchone()
-    assert row == (result.frame, "moderate", result.budget)
+    [row] = e.store.fingerprints()
+    assert (row["frame"], row["complexity"], row["budget"]) == (
+        result.frame,
+        "moderate",
+        result.budget,
+    )
