@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import sqlite3
 import time
 import uuid
@@ -27,6 +26,7 @@ import platformdirs
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import lifecycle, migrations, renderings, secrets
 from nous.memory.embedder import Embedder, Vector
+from nous.memory.fts import fts_query
 from nous.memory.model import OUTCOMES, Draft, Memory, now
 from nous.memory.projects import ProjectRows
 from nous.memory.secrets import Redaction
@@ -50,89 +50,6 @@ _COLUMNS = (
     "id, kind, scope, content, summary, micro, created_at, updated_at, last_seen_at, status, "
     "status_changed_at, confidence, importance, outcome, confirmations, activations, frequency, "
     "source, content_hash, superseded_by, tags, pinned"
-)
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        # near-stopwords in questions to a coding assistant
-        "use",
-        "using",
-        "used",
-        "should",
-        "could",
-        "can",
-        "get",
-        "make",
-        "need",
-        "want",
-        "like",
-        "also",
-        "just",
-        "about",
-        "any",
-        "some",
-        "there",
-        "here",
-    ]
 )
 
 
@@ -619,13 +536,6 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
 
 DF_STALENESS = 64
 """Changes after which cached document frequencies are counted again."""
-
-
-def fts_query(text: str) -> str:
-    """An FTS5 expression: the query's non-stop words, quoted, joined with OR."""
-    words = [w for w in re.findall(r"\w+", text.lower()) if w not in _STOPWORDS]
-    unique = list(dict.fromkeys(words))[:64]
-    return " OR ".join(f'"{w}"' for w in unique)
 
 
 def _blob(vector: Vector) -> bytes:
