@@ -297,7 +297,6 @@ class Daemon:
             return
         assert self._loop is not None
         future = self._loop.run_in_executor(self.worker, self._run, handler, params)
-        project = ""
         try:
             project, result = await future
         except asyncio.CancelledError:
