@@ -249,12 +249,13 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         c.memory.id: min(most, max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
+    renderings = items.Renderings(store, rel_query, shares,
+                                  items.successor_names(store, candidates), merged)
     alloc = budget.allocate(
         placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
-        store.counter, micro_first=profile.compression > 0.7,
-        choices=items.Renderings(store, rel_query, shares, items.successor_names(store, candidates),
-                            merged).of,
+        store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
         best_first=req.mode == "recall",
+        grow=renderings.within if req.mode == "recall" else None,
     )  # fmt: skip
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
@@ -357,6 +358,18 @@ def _filter(
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
+    # In recall the relative floor ranks documents: a further section of a document that is
+    # already in (merged into its item later) needs only the absolute floor.
+    leading = (
+        {
+            doc
+            for c in candidates
+            if (doc := items.document_of(c.memory))
+            and c.terms.get("relevance", 0.0) >= top * config.gate.recall_relative
+        }
+        if req.mode == "recall"
+        else set()
+    )
     vectors = store.index.vectors([c.memory.id for c in candidates])
     for c in candidates:
         m = c.memory
@@ -373,7 +386,8 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        floor = _floor(config, req, m, unknown, top, history)
+        floor = _floor(config, req, m, unknown, 0.0 if items.document_of(m) in leading else top,
+                       history)  # fmt: skip
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
