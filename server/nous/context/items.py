@@ -196,7 +196,7 @@ class Renderings:
         first, _, _ = rest.partition("\n")
         if first.startswith("# ") and extra.startswith(f"{first[2:].strip()} — "):
             section = first[2:].strip()
-            extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3:]}"
+            extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3 :]}"
         return f"{lead} … {extra}"
 
 

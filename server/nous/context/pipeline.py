@@ -249,8 +249,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         c.memory.id: min(most, max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
-    renderings = items.Renderings(store, rel_query, shares,
-                                  items.successor_names(store, candidates), merged)
+    renderings = items.Renderings(
+        store, rel_query, shares, items.successor_names(store, candidates), merged
+    )
     alloc = budget.allocate(
         placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
