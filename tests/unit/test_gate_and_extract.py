@@ -8,7 +8,7 @@ import pytest
 
 from nous.context import config as configs
 from nous.context import pipeline
-from nous.memory.model import Draft
+from nous.memory.model import Draft, Memory
 from nous.memory.store import MemoryStore
 
 CONFIG = configs.defaults()
@@ -150,3 +150,68 @@ def test_counts_taken_a_moment_apart_never_break_the_weights() -> None:
     assert 0.0 <= query.coverage("the cache layer") <= 1.0
     empty = relevance.query("cache", {"cache": 5}, 0)
     assert relevance.unknown_share(empty) == 0.0 or empty.total > 0
+
+
+RELEASE_GUIDE = [
+    ("creating-a-release-candidate", "Release Guide › Release Candidate › Creating a release candidate",
+     "1. Navigate to the releases page.\n1. Choose a version tag. Include the `-rc` suffix followed by the next integer. RCs start at 0.\n1. Click **Generate release notes**.\n1. Toggle on the **Set as a pre-release** checkbox.\n1. **Publish release**."),
+    ("mainnet-release", "Release Guide › Mainnet Release",
+     "Follow the creating a release candidate section with the following considerations:\n\n- The version tag should not include the `-rc` suffix.\n- Toggle off the **Set as a pre-release** checkbox.\n- Toggle on the **Set as the latest release** checkbox."),
+    ("testnet-release", "Release Guide › Testnet Release",
+     "Follow the creating a release candidate section with the following considerations:\n\n- The version tag should not include the `-rc` suffix. Instead append the release with `-mocha`.\n- The release notes should contain an Upgrade Notice section."),
+]  # fmt: skip
+
+
+def test_a_documents_best_section_leads_whole_and_its_siblings_follow(
+    shop: MemoryStore,
+) -> None:
+    """Sections of one document take one recall item; the section that answers is rendered
+    whole even when its siblings repeat the question's words more often, and nothing twice."""
+    for anchor, heading, body in RELEASE_GUIDE:
+        shop.remember(Draft(kind="procedure", scope="project:shop", content=f"# docs/release.md: {heading}\n\n{body}",
+                            source=f"file:docs/release.md#{anchor}"))  # fmt: skip
+    result = ask(shop, "How do I tag a release candidate?", "recall", 300)
+    texts = [i for s in result.sections for i in s.items if "docs/release.md" in i.text]
+    assert len(texts) == 1, items(result)
+    text = texts[0].text
+    assert "RCs start at 0." in text and "Toggle on the Set as a pre-release checkbox." in text
+    assert text.count("Toggle on the Set as a pre-release checkbox.") == 1
+    assert texts[0].merged  # the siblings are named as merged into the item
+    assert result.tokens <= 300
+
+
+def test_budget_left_over_grows_the_best_extract(shop: MemoryStore) -> None:
+    """When every item is placed and budget is left, the best extract is re-rendered with its
+    share plus what is left (stand-in renderings: this is the allocation logic)."""
+    from nous.context import budget
+    from nous.context.render import Block
+    from nous.context.score import Scored
+
+    counter = shop.counter
+
+    def memory(n: int) -> Memory:
+        return shop.remember(Draft(kind="fact", scope="project:shop", content=f"note {n}")).memory
+
+    best, other = Scored(memory(1), 0.9), Scored(memory(2), 0.5)
+    words = [f"word{n}" for n in range(400)]
+
+    def renderings(scored: Scored, share: int) -> list[tuple[str, str]]:
+        cut = counter.truncate(" ".join(words), max(1, share - 5))
+        return [("extract", f"(fact) {scored.memory.id} — {cut}"), ("summary", "s")]
+
+    def blocks() -> list[Block]:
+        return [Block("recall", "Recalled Memories")]
+
+    shares = {best.memory.id: 80, other.memory.id: 60}
+    choices = lambda s: renderings(s, shares[s.memory.id])  # noqa: E731
+    args = ([(best, "recall"), (other, "recall")], {"recall": []}, {"recall": 500},
+            lambda s, layer: layer, ["recall"], 500, counter)  # fmt: skip
+    plain = budget.allocate(args[0], blocks(), *args[1:], choices=choices, best_first=True)
+    grown = budget.allocate(args[0], blocks(), *args[1:], choices=choices, best_first=True,
+                            grow=renderings)  # fmt: skip
+    assert plain.tokens < 260  # two short extracts: half the budget unused
+    placed = {p.scored.memory.id: p for p in grown.placed}
+    assert placed[best.memory.id].tokens > 300  # the best item took what was left …
+    assert placed[best.memory.id].detail == "extract"
+    assert placed[other.memory.id].tokens < 80  # … before the next one
+    assert grown.tokens <= 500 and counter.count(grown.text) == grown.tokens

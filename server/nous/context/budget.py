@@ -153,20 +153,23 @@ def _grow(
         if p.detail == "content":
             continue
         lines = by_name[p.layer].lines
-        for detail, option in grow(p.scored, p.tokens + left):
-            if detail not in ("content", "extract"):
+        share = p.tokens + left
+        for _ in range(3):  # the label and the list marker cost a little: retry a bit smaller
+            option = next(((d, o) for d, o in grow(p.scored, share) if d != "summary"), None)
+            if option is None or option[0] not in ("content", "extract"):
                 break
-            line = item_line(p.scored.memory.kind, option, layer_kinds.get(p.layer, []))
+            line = item_line(p.scored.memory.kind, option[1], layer_kinds.get(p.layer, []))
             size = counter.count(line)
             if size <= p.tokens:
-                continue
+                break
             at = lines.index(p.line)
             lines[at] = line
             trial = document(list(by_name.values()))
             trial_tokens = counter.count(trial)
             if trial_tokens <= total:
-                p.line, p.detail, p.tokens = line, detail, size
+                p.line, p.detail, p.tokens = line, option[0], size
                 text, tokens = trial, trial_tokens
                 break
             lines[at] = p.line
+            share -= trial_tokens - total + 2
     return text, tokens
