@@ -215,3 +215,21 @@ def test_budget_left_over_grows_the_best_extract(shop: MemoryStore) -> None:
     assert placed[best.memory.id].detail == "extract"
     assert placed[other.memory.id].tokens < 80  # … before the next one
     assert grown.tokens <= 500 and counter.count(grown.text) == grown.tokens
+
+
+def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
+    """ADR 12 of agent-framework has `options={` twice in one block; an extract drew both
+    next to each other ("`options={` `options={`") when equal lines were one unit."""
+    from nous.context import extract, relevance
+    from nous.memory import tokens
+
+    content = (
+        "# ADR 12: Options › Usage\n\nUse the typed options like this:\n\n```python\n"
+        "response = await client.get_response(\n    options={\n        \"temperature\": 0.7,\n    }\n)\n"
+        "other = await client.get_streaming_response(\n    options={\n        \"top_k\": 40,\n    }\n)\n```\n"
+    )  # fmt: skip
+    query = relevance.query("typed options temperature top_k streaming response", {}, 0)
+    text = extract.extract(content, query, 400, tokens.counter())
+    assert text is not None
+    assert "`options={` `options={`" not in text
+    assert text.count("`options={`") == 2, text
