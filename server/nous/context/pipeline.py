@@ -218,8 +218,10 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
                              history)  # fmt: skip
         candidates = items.supersession(store, candidates, work)
         candidates = items.paraphrases(candidates, work, config.scoring.paraphrase_containment)
-        if req.mode == "recall":  # a small budget: one item per document
-            candidates, merged = items.merge_documents(candidates, work)
+        # One item per document: a document does not spend its heading path and the budget
+        # several times over, and its best section leads (measured: fewer tokens, a higher
+        # first-hit rank in every mode; docs/benchmarks.md).
+        candidates, merged = items.merge_documents(candidates, work)
 
     if req.mode == "startup":
         s = config.startup
