@@ -233,3 +233,36 @@ def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
     assert text is not None
     assert "`options={` `options={`" not in text
     assert text.count("`options={`") == 2, text
+
+
+def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
+    shop: MemoryStore,
+) -> None:
+    """The floor admits documents: a section of a document already in needs `gate.sibling`;
+    the same relevance from another document stays out."""
+    from nous.context import intent, items, plan, profiles
+    from nous.context.score import Scored
+
+    def section(path: str, anchor: str, text: str, relevance: float) -> Scored:
+        memory = shop.remember(Draft(kind="fact", scope="project:shop", source=f"file:{path}#{anchor}",
+                                     content=f"# {path}: {anchor}\n\n{text}")).memory  # fmt: skip
+        return Scored(memory, relevance, {"relevance": relevance, "scopeFactor": 1.0})
+
+    gate = CONFIG.gate
+    between = (gate.sibling + gate.turn) / 2
+    assert gate.sibling < between < gate.turn
+    lead = section(
+        "docs/a.md", "retries", "Card payments are retried three times with backoff.", 0.95
+    )
+    sibling = section(
+        "docs/a.md", "intro", "This guide covers the checkout service and its queues.", between
+    )
+    stranger = section("docs/b.md", "fonts", "The marketing site uses two web fonts.", between)
+    req = pipeline.Request(input="what is the answer?", mode="turn", budget=6000)
+    work = items.Work()
+    kept = pipeline._filter(
+        shop, CONFIG, req, "question", plan.build(intent.signals(req.input), "question", CONFIG),
+        profiles.get(CONFIG, None)[1], [lead, sibling, stranger], work,
+    )  # fmt: skip
+    assert [k.memory.id for k in kept] == [lead.memory.id, sibling.memory.id], work.dropped
+    assert stranger.memory.id in work.dropped_ids

@@ -62,6 +62,8 @@ class Gate(Strict):
     recall: float = Field(ge=0, le=1)
     turn: float = Field(ge=0, le=1)
     recall_relative: float = Field(ge=0, le=1)
+    sibling: float = Field(ge=0, le=1)
+    """The floor of a further section of a document already admitted."""
     unknown_share: float = Field(ge=0, le=1)
     unknown_floor: float = Field(ge=0, le=1)
     unknown_min_memories: int = Field(ge=0)

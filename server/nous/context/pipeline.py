@@ -361,18 +361,15 @@ def _filter(
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
-    # In recall the relative floor ranks documents: a further section of a document that is
-    # already in (merged into its item later) needs only the absolute floor.
-    leading = (
-        {
-            doc
-            for c in candidates
-            if (doc := items.document_of(c.memory))
-            and c.terms.get("relevance", 0.0) >= top * config.gate.recall_relative
-        }
-        if req.mode == "recall"
-        else set()
-    )
+    # The floor admits documents: a further section of a document that is in (merged into its
+    # item later, where only its units that share the question's words are drawn) needs only
+    # the sibling floor.
+    leading = {
+        doc
+        for c in candidates
+        if (doc := items.document_of(c.memory))
+        and c.terms.get("relevance", 0.0) >= _floor(config, req, c.memory, unknown, top, history)
+    }
     vectors = store.index.vectors([c.memory.id for c in candidates])
     for c in candidates:
         m = c.memory
@@ -389,8 +386,9 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        floor = _floor(config, req, m, unknown, 0.0 if items.document_of(m) in leading else top,
-                       history)  # fmt: skip
+        floor = _floor(config, req, m, unknown, top, history)
+        if items.document_of(m) in leading:
+            floor = min(floor, config.gate.sibling)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
