@@ -57,9 +57,14 @@ class Request:
 
 def _semantic(
     store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str]
-) -> tuple[dict[str, float], dict[str, float]]:
-    """({id: cosine}, {id: relative BM25}) of the search's candidates."""
-    return search.signals(store, query, query_vec, scopes, config.scoring.candidates)
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """({id: cosine}, {id: relative BM25}, {chat turn id: windowed blend}) of the candidates."""
+    sc = config.scoring
+    found = search.hybrid(store, query, query_vec, scopes, sc.candidates)
+    window = search.Window(sc.window_near, sc.window_far, sc.window_widen)
+    turns = search.windowed(store, found, query, query_vec, scopes, sc.semantic_cosine_share,
+                            window)  # fmt: skip
+    return found.cosine, found.lexical, turns
 
 
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
@@ -191,6 +196,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
     semantic: dict[str, float] = {}
     lexical: dict[str, float] = {}
+    turns: dict[str, float] = {}
     query_vec = None
     if not skip_retrieval:
         query = req.input.strip() or " ".join(
@@ -198,7 +204,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         )
         query_vec = store.embedder.embed(query)
         words = relevance.expand(query)  # "PR" finds "pull request" and back
-        semantic, lexical = _semantic(store, config, query_vec, words, view.scopes)
+        semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes)
         available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
         rel_query = relevance.query(words, frequencies, documents)
@@ -211,7 +217,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             semantic.setdefault(memory_id, 0.0)
     if semantic:
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec, lexical, unknown)  # fmt: skip
+                            rel_query, query_vec, lexical, unknown, turns)  # fmt: skip
         available = max(available, len(candidates))
         history = intent.temporal_recency > 0 or "episode" in intent.hints
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown,
@@ -300,6 +306,7 @@ def _score(
     profile: Profile, semantic: dict[str, float], work: items.Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
     lexical: dict[str, float] | None = None, unknown: float = 0.0,
+    turns: dict[str, float] | None = None,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.index.vectors(list(memories)) if query_vec is not None else {}
@@ -331,6 +338,7 @@ def _score(
             share = config.scoring.semantic_cosine_share  # LoCoMo's development conversations
             lexical_score = (lexical or {}).get(memory_id, 0.0)
             semantic_term = share * max(0.0, cosine) + (1 - share) * lexical_score
+            semantic_term = (turns or {}).get(memory_id, semantic_term)  # with its neighbours
         item = composite(config, memory, semantic_term, frame, where, now_ts, plan.recency_weight,
                          stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
         item.terms["relevance"] = round(rel, 4)
