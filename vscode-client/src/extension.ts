@@ -20,7 +20,7 @@ export interface NousApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<NousApi> {
   const output = vscode.window.createOutputChannel("Nous");
-  const daemon = new Daemon(output);
+  const daemon = new Daemon(output, context.extensionPath, context.globalStorageUri.fsPath);
   const state = new State();
   const statusBar = new StatusBar(state, () =>
     vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
