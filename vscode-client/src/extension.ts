@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
+import type { Interpreter } from "./interpreter";
 import { registerParticipant } from "./participant";
 import type { BudgetNotification, StatusResult } from "./protocol";
 import { affectsDaemon } from "./settings";
@@ -16,6 +17,8 @@ export interface NousApi {
   lastBudget(): BudgetNotification | undefined;
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
+  /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
+  interpreter(): Interpreter | undefined;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NousApi> {
@@ -63,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     lastBudget: () => state.lastBudget,
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
+    interpreter: () => daemon.interpreter,
   };
 }
 
