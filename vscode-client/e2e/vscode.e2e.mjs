@@ -23,7 +23,8 @@ import { chromium } from "playwright-core";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.NOUS_E2E_OUT || join(HERE, "out");
-const VSIX = process.env.NOUS_VSIX || join(HERE, "..", "nous.vsix");
+const VERSION = JSON.parse(readFileSync(join(HERE, "..", "package.json"), "utf8")).version;
+const VSIX = process.env.NOUS_VSIX || join(HERE, "..", "..", "dist", `nous-linux-x64-${VERSION}.vsix`);
 const FAKE_VSIX = join(OUT, "fake-model.vsix");
 const PYTHON = process.env.NOUS_PYTHON || join(HERE, "..", "..", ".venv", "bin", "python");
 const CHROMIUM = process.env.NOUS_E2E_CHROMIUM || "/usr/bin/chromium";
@@ -405,4 +406,16 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
   await until("the status bar to say the daemon is stopped", async () => (await statusItem().innerText()).trim() === "Nous");
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(OUT, "missing-package.png") });
+  // "Use Bundled Server" clears nous.python: the daemon comes back on the venv installed at first
+  // start (its stamp matches: no second install)
+  // (the status bar's hover from the previous test may still cover the toast: move away first)
+  // (no Escape: it hides the notification toasts)
+  await page.mouse.move(600, 300);
+  await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+  await toast.getByRole("button", { name: "Use Bundled Server" }).click();
+  await until("the daemon back on the bundled server", async () => {
+    const s = await dumpState();
+    return s.running && s.interpreter?.source === "bundled" && s.status?.project === "shop" ? s : undefined;
+  }, SLOW, 1000);
+  await until("the Nous status bar item again", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
 });
