@@ -2,7 +2,7 @@
  * under the extension's global storage (offline, with a progress notification), once per bundle. */
 
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { devNull } from "node:os";
 import { join } from "node:path";
 import * as vscode from "vscode";
@@ -19,6 +19,7 @@ import {
   VERSION_PROBE,
   type Bundle,
 } from "./bundle";
+import { acquire } from "./lock";
 
 export class BootstrapError extends Error {}
 
@@ -57,45 +58,70 @@ export async function ensureServer(
   const wheels = readdirSync(bundle.dir).filter((f) => f.endsWith(".whl"));
   const expected = stamp(bundle, wheels);
   const stampFile = join(env, ".nous-bundle");
-  if (existsSync(python) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === expected) {
+  const installed = (): boolean =>
+    existsSync(python) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === expected;
+  if (installed()) {
     log(`bundled server: ${python}`);
     return python;
   }
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: "Nous: installing its server", cancellable: false },
     async (progress) => {
-      progress.report({ message: "looking for Python…" });
-      const base = await findBase(bundle, fromPythonExtension, log);
-      progress.report({ message: `creating a private environment with ${base}…` });
-      log(`bundled server: creating ${env} with ${base}`);
-      rmSync(env, { recursive: true, force: true });
+      const say = (message: string): void => progress.report({ message });
+      // one installer at a time: another window may be installing the same bundle
       mkdirSync(storage, { recursive: true });
-      const venv = await run(base, ["-m", "venv", env], process.env, 300_000);
-      if (venv.code !== 0 || !existsSync(python)) {
-        log(venv.stdout + venv.stderr);
-        rmSync(env, { recursive: true, force: true });
-        throw new BootstrapError(
-          `Nous could not create a Python environment with ${base} (venv or ensurepip is missing; Debian/Ubuntu: sudo apt install python3-venv). See the Nous output.`,
-        );
+      const lock = `${env}.lock`;
+      if (!(await acquire(lock, installed, () => say("waiting for another window's install…")))) {
+        log(`bundled server: installed by another window: ${python}`);
+        return python;
       }
-      progress.report({ message: `installing ${wheels.length} bundled packages (offline, about a minute)…` });
-      log(`bundled server: ${python} ${installArgs(bundle).join(" ")}`);
-      const pip = await run(python, installArgs(bundle), offlinePipEnv(process.env, devNull), 900_000);
-      log(pip.stdout + pip.stderr);
-      if (pip.code !== 0) {
-        rmSync(env, { recursive: true, force: true });
-        const missing = /No matching distribution found for (\S+)/.exec(pip.stderr)?.[1];
-        throw new BootstrapError(
-          missing
-            ? `Nous could not install its bundled server: no wheel of ${missing} for this machine in the VSIX (${bundle.target}, CPython ${bundle.pythons.join("/")}). See the Nous output.`
-            : `Nous could not install its bundled server (pip failed). See the Nous output.`,
-        );
+      try {
+        await install(bundle, env, python, wheels.length, fromPythonExtension, say, log);
+        writeFileSync(stampFile, expected);
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
       }
-      writeFileSync(stampFile, expected);
       log(`bundled server installed: ${python}`);
       return python;
     },
   );
+}
+
+async function install(
+  bundle: Bundle,
+  env: string,
+  python: string,
+  count: number,
+  fromPythonExtension: string | undefined,
+  say: (message: string) => void,
+  log: (message: string) => void,
+): Promise<void> {
+  say("looking for Python…");
+  const base = await findBase(bundle, fromPythonExtension, log);
+  say(`creating a private environment with ${base}…`);
+  log(`bundled server: creating ${env} with ${base}`);
+  rmSync(env, { recursive: true, force: true });
+  const venv = await run(base, ["-m", "venv", env], process.env, 300_000);
+  if (venv.code !== 0 || !existsSync(python)) {
+    log(venv.stdout + venv.stderr);
+    rmSync(env, { recursive: true, force: true });
+    throw new BootstrapError(
+      `Nous could not create a Python environment with ${base} (venv or ensurepip is missing; Debian/Ubuntu: sudo apt install python3-venv). See the Nous output.`,
+    );
+  }
+  say(`installing ${count} bundled packages (offline, about a minute)…`);
+  log(`bundled server: ${python} ${installArgs(bundle).join(" ")}`);
+  const pip = await run(python, installArgs(bundle), offlinePipEnv(process.env, devNull), 900_000);
+  log(pip.stdout + pip.stderr);
+  if (pip.code !== 0) {
+    rmSync(env, { recursive: true, force: true });
+    const missing = /No matching distribution found for (\S+)/.exec(pip.stderr)?.[1];
+    throw new BootstrapError(
+      missing
+        ? `Nous could not install its bundled server: no wheel of ${missing} for this machine in the VSIX (${bundle.target}, CPython ${bundle.pythons.join("/")}). See the Nous output.`
+        : `Nous could not install its bundled server (pip failed). See the Nous output.`,
+    );
+  }
 }
 
 async function findBase(bundle: Bundle, fromPythonExtension: string | undefined, log: (message: string) => void): Promise<string> {
