@@ -8,7 +8,7 @@ import pytest
 
 from nous.context import config as configs
 from nous.context import pipeline
-from nous.memory.model import Draft, Memory
+from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 
 CONFIG = configs.defaults()
@@ -178,43 +178,6 @@ def test_a_documents_best_section_leads_whole_and_its_siblings_follow(
     assert text.count("Toggle on the Set as a pre-release checkbox.") == 1
     assert texts[0].merged  # the siblings are named as merged into the item
     assert result.tokens <= 300
-
-
-def test_budget_left_over_grows_the_best_extract(shop: MemoryStore) -> None:
-    """When every item is placed and budget is left, the best extract is re-rendered with its
-    share plus what is left (stand-in renderings: this is the allocation logic)."""
-    from nous.context import budget
-    from nous.context.render import Block
-    from nous.context.score import Scored
-
-    counter = shop.counter
-
-    def memory(n: int) -> Memory:
-        return shop.remember(Draft(kind="fact", scope="project:shop", content=f"note {n}")).memory
-
-    best, other = Scored(memory(1), 0.9), Scored(memory(2), 0.5)
-    words = [f"word{n}" for n in range(400)]
-
-    def renderings(scored: Scored, share: int) -> list[tuple[str, str]]:
-        cut = counter.truncate(" ".join(words), max(1, share - 5))
-        return [("extract", f"(fact) {scored.memory.id} — {cut}"), ("summary", "s")]
-
-    def blocks() -> list[Block]:
-        return [Block("recall", "Recalled Memories")]
-
-    shares = {best.memory.id: 80, other.memory.id: 60}
-    choices = lambda s: renderings(s, shares[s.memory.id])  # noqa: E731
-    args = ([(best, "recall"), (other, "recall")], {"recall": []}, {"recall": 500},
-            lambda s, layer: layer, ["recall"], 500, counter)  # fmt: skip
-    plain = budget.allocate(args[0], blocks(), *args[1:], choices=choices, best_first=True)
-    grown = budget.allocate(args[0], blocks(), *args[1:], choices=choices, best_first=True,
-                            grow=renderings)  # fmt: skip
-    assert plain.tokens < 260  # two short extracts: half the budget unused
-    placed = {p.scored.memory.id: p for p in grown.placed}
-    assert placed[best.memory.id].tokens > 300  # the best item took what was left …
-    assert placed[best.memory.id].detail == "extract"
-    assert placed[other.memory.id].tokens < 80  # … before the next one
-    assert grown.tokens <= 500 and counter.count(grown.text) == grown.tokens
 
 
 def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:

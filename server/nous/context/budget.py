@@ -53,7 +53,6 @@ def allocate(
     micro_first: bool = False,
     choices: Callable[[Scored], list[tuple[str, str]]] | None = None,
     best_first: bool = False,
-    grow: Callable[[Scored, int], list[tuple[str, str]]] | None = None,
 ) -> Allocation:
     """Place (scored, layer) items into `blocks` within `total` tokens of rendered text."""
     by_name = {b.name: b for b in blocks}
@@ -129,47 +128,5 @@ def allocate(
         while tokens > total:
             text = text[:-1]
             tokens = counter.count(text)
-    if grow is not None:
-        text, tokens = _grow(placed, by_name, layer_kinds, grow, text, tokens, total, counter)
     return Allocation(text, tokens, placed, over, bucket_used)
 
-
-GROW_MIN = 20
-"""Budget left over after placing (tokens) below which no item is re-rendered larger."""
-
-
-def _grow(
-    placed: list[Placed], by_name: dict[str, Block], layer_kinds: dict[str, list[str]],
-    grow: Callable[[Scored, int], list[tuple[str, str]]], text: str, tokens: int, total: int,
-    counter: TokenCounter,
-) -> tuple[str, int]:  # fmt: skip
-    """Budget left after every item is placed goes to the placed items best first: an item cut
-    to an extract (or a summary) is re-rendered with its share plus what is left, so an answer
-    that lies deeper in its record is not cut away while the budget sits unused."""
-    for p in sorted(placed, key=lambda p: -p.scored.score):
-        left = total - tokens
-        if left < GROW_MIN:
-            break
-        if p.detail == "content":
-            continue
-        lines = by_name[p.layer].lines
-        share = p.tokens + left
-        for _ in range(3):  # the label and the list marker cost a little: retry a bit smaller
-            option = next(((d, o) for d, o in grow(p.scored, share) if d != "summary"), None)
-            if option is None or option[0] not in ("content", "extract"):
-                break
-            line = item_line(p.scored.memory.kind, option[1], layer_kinds.get(p.layer, []))
-            size = counter.count(line)
-            if size <= p.tokens:
-                break
-            at = lines.index(p.line)
-            lines[at] = line
-            trial = document(list(by_name.values()))
-            trial_tokens = counter.count(trial)
-            if trial_tokens <= total:
-                p.line, p.detail, p.tokens = line, option[0], size
-                text, tokens = trial, trial_tokens
-                break
-            lines[at] = p.line
-            share -= trial_tokens - total + 2
-    return text, tokens

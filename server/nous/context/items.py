@@ -141,15 +141,11 @@ class Renderings:
         self._cache: dict[str, list[tuple[str, str]]] = {}
 
     def of(self, scored: Scored) -> list[tuple[str, str]]:
-        cached = self._cache.get(scored.memory.id)
-        if cached is None:
-            cached = self.within(scored, self.shares.get(scored.memory.id, 100))
-            self._cache[scored.memory.id] = cached
-        return cached
-
-    def within(self, scored: Scored, share: int) -> list[tuple[str, str]]:
-        """The renderings for a share of `share` tokens (a larger one when budget is left)."""
         memory = scored.memory
+        cached = self._cache.get(memory.id)
+        if cached is not None:
+            return cached
+        share = self.shares.get(memory.id, 100)
         label = f"{renderings.label(memory.kind)}: "
         options: list[tuple[str, str]] = []
         content = "\n\n".join(
@@ -174,6 +170,7 @@ class Renderings:
             )
             options = [(d, t.replace(label, label + mark, 1) if t.startswith(label) else mark + t)
                        for d, t in options]  # fmt: skip
+        self._cache[memory.id] = options
         return options
 
     def _lead_then_rest(self, scored: Scored, share: int) -> str | None:

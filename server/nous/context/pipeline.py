@@ -264,7 +264,6 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
         best_first=req.mode == "recall",
-        grow=renderings.within if req.mode == "recall" else None,
     )  # fmt: skip
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
