@@ -129,4 +129,3 @@ def allocate(
             text = text[:-1]
             tokens = counter.count(text)
     return Allocation(text, tokens, placed, over, bucket_used)
-
