@@ -14,6 +14,8 @@ HASH="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-16)-${NOUS_EXTRAS:-}"
 if [ ! -f "$STAMP" ] || ! grep -qx -- "$HASH" "$STAMP"; then
   echo "installing nous into $VENV" >&2
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
+  # the distribution was called `nous` before it became `nous-context`: drop the old one first
+  "$VENV/bin/python" -m pip uninstall --quiet --yes nous >/dev/null 2>&1 || true
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$SPEC" >&2
   echo "$HASH" > "$STAMP"
 fi

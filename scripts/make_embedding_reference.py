@@ -94,7 +94,7 @@ def encode(weights: dict[str, np.ndarray], ids: list[int]) -> np.ndarray:
 
 def main() -> None:
     weights = load_file(str(MODEL / "model.safetensors"))
-    tokenizer = Tokenizer.from_file(str(ROOT / "models" / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(ROOT / "server" / "nous" / "models" / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.enable_truncation(max_length=256)
     vectors = [encode(weights, tokenizer.encode(s).ids) for s in SENTENCES]

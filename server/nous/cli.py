@@ -29,6 +29,7 @@ from nous.settings import Settings
 Handler = Callable[[Engine, argparse.Namespace], Any]
 RUNNERS = {
     "serve": ("nous.lsp.cli", "run the daemon: LSP over stdio (or --tcp PORT on loopback)"),
+    "mcp": ("nous.mcp_cli", "serve context, recall, remember and forget as MCP tools (stdio)"),
     "bench": ("nous.bench.cli", "measure speed, memory and scale"),
     "eval": (
         "nous.evaluation.cli",

@@ -23,7 +23,7 @@ class Settings(BaseModel):
     encoding: str = "o200k_base"
     """tiktoken encoding used to count every budget (`o200k_base` or `cl100k_base`)."""
     embedding_model: str = "all-MiniLM-L6-v2"
-    """Embedding model name from `models/manifest.json`."""
+    """Embedding model name from the model manifest (`nous/models/manifest.json`)."""
     recall_budget: int = Field(default=500, ge=20, le=100_000)
     """Tokens per `nous/recall` answer."""
     startup_budget: int = Field(default=2000, ge=50, le=200_000)

@@ -69,7 +69,7 @@ def test_embed_many_keeps_input_order(real_embedder: OnnxEmbedder) -> None:
 
 def copy_models(tmp_path: Path) -> Path:
     target = tmp_path / "models"
-    shutil.copytree(ROOT / "models", target)
+    shutil.copytree(ROOT / "server" / "nous" / "models", target)
     return target
 
 

@@ -149,3 +149,82 @@ def test_counts_taken_a_moment_apart_never_break_the_weights() -> None:
     assert 0.0 <= query.coverage("the cache layer") <= 1.0
     empty = relevance.query("cache", {"cache": 5}, 0)
     assert relevance.unknown_share(empty) == 0.0 or empty.total > 0
+
+
+RELEASE_GUIDE = [
+    ("creating-a-release-candidate", "Release Guide › Release Candidate › Creating a release candidate",
+     "1. Navigate to the releases page.\n1. Choose a version tag. Include the `-rc` suffix followed by the next integer. RCs start at 0.\n1. Click **Generate release notes**.\n1. Toggle on the **Set as a pre-release** checkbox.\n1. **Publish release**."),
+    ("mainnet-release", "Release Guide › Mainnet Release",
+     "Follow the creating a release candidate section with the following considerations:\n\n- The version tag should not include the `-rc` suffix.\n- Toggle off the **Set as a pre-release** checkbox.\n- Toggle on the **Set as the latest release** checkbox."),
+    ("testnet-release", "Release Guide › Testnet Release",
+     "Follow the creating a release candidate section with the following considerations:\n\n- The version tag should not include the `-rc` suffix. Instead append the release with `-mocha`.\n- The release notes should contain an Upgrade Notice section."),
+]  # fmt: skip
+
+
+def test_a_documents_best_section_leads_whole_and_its_siblings_follow(
+    shop: MemoryStore,
+) -> None:
+    """Sections of one document take one recall item; the section that answers is rendered
+    whole even when its siblings repeat the question's words more often, and nothing twice."""
+    for anchor, heading, body in RELEASE_GUIDE:
+        shop.remember(Draft(kind="procedure", scope="project:shop", content=f"# docs/release.md: {heading}\n\n{body}",
+                            source=f"file:docs/release.md#{anchor}"))  # fmt: skip
+    result = ask(shop, "How do I tag a release candidate?", "recall", 300)
+    texts = [i for s in result.sections for i in s.items if "docs/release.md" in i.text]
+    assert len(texts) == 1, items(result)
+    text = texts[0].text
+    assert "RCs start at 0." in text and "Toggle on the Set as a pre-release checkbox." in text
+    assert text.count("Toggle on the Set as a pre-release checkbox.") == 1
+    assert texts[0].merged  # the siblings are named as merged into the item
+    assert result.tokens <= 300
+
+
+def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
+    """ADR 12 of agent-framework has `options={` twice in one block; an extract drew both
+    next to each other ("`options={` `options={`") when equal lines were one unit."""
+    from nous.context import extract, relevance
+    from nous.memory import tokens
+
+    content = (
+        "# ADR 12: Options › Usage\n\nUse the typed options like this:\n\n```python\n"
+        "response = await client.get_response(\n    options={\n        \"temperature\": 0.7,\n    }\n)\n"
+        "other = await client.get_streaming_response(\n    options={\n        \"top_k\": 40,\n    }\n)\n```\n"
+    )  # fmt: skip
+    query = relevance.query("typed options temperature top_k streaming response", {}, 0)
+    text = extract.extract(content, query, 400, tokens.counter())
+    assert text is not None
+    assert "`options={` `options={`" not in text
+    assert text.count("`options={`") == 2, text
+
+
+def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
+    shop: MemoryStore,
+) -> None:
+    """The floor admits documents: a section of a document already in needs `gate.sibling`;
+    the same relevance from another document stays out."""
+    from nous.context import intent, items, plan, profiles
+    from nous.context.score import Scored
+
+    def section(path: str, anchor: str, text: str, relevance: float) -> Scored:
+        memory = shop.remember(Draft(kind="fact", scope="project:shop", source=f"file:{path}#{anchor}",
+                                     content=f"# {path}: {anchor}\n\n{text}")).memory  # fmt: skip
+        return Scored(memory, relevance, {"relevance": relevance, "scopeFactor": 1.0})
+
+    gate = CONFIG.gate
+    between = (gate.sibling + gate.turn) / 2
+    assert gate.sibling < between < gate.turn
+    lead = section(
+        "docs/a.md", "retries", "Card payments are retried three times with backoff.", 0.95
+    )
+    sibling = section(
+        "docs/a.md", "intro", "This guide covers the checkout service and its queues.", between
+    )
+    stranger = section("docs/b.md", "fonts", "The marketing site uses two web fonts.", between)
+    req = pipeline.Request(input="what is the answer?", mode="turn", budget=6000)
+    work = items.Work()
+    kept = pipeline._filter(
+        shop, CONFIG, req, "question", plan.build(intent.signals(req.input), "question", CONFIG),
+        profiles.get(CONFIG, None)[1], [lead, sibling, stranger], work,
+    )  # fmt: skip
+    assert [k.memory.id for k in kept] == [lead.memory.id, sibling.memory.id], work.dropped
+    assert stranger.memory.id in work.dropped_ids

@@ -35,3 +35,16 @@ def test_micro_cuts_a_long_first_sentence_with_an_ellipsis() -> None:
 
 def test_normalise_collapses_blank_lines_and_spaces() -> None:
     assert renderings.normalise("  a \t b\r\n\r\n\r\n\nc ") == "a b\n\nc"
+
+
+def test_a_lead_in_is_said_once_before_a_code_block_of_several_lines() -> None:
+    """From agent-framework's build-and-test SKILL.md: a list item introducing a code block."""
+    text = (
+        "- **Running tests across the solution** with a filter may cause some projects to match "
+        "zero tests. Use `--ignore-exit-code 8` to suppress this:\n\n"
+        "```bash\n# Run all unit tests across the solution\n"
+        "dotnet test --solution ./all.slnx --ignore-exit-code 8\n```\n\n- **Next item**\n"
+    )
+    _, body = renderings.flat(text)
+    assert body.count("Use `--ignore-exit-code 8` to suppress this:") == 1, body
+    assert body.index("suppress this:") < body.index("dotnet test --solution")

@@ -1,29 +1,37 @@
 // End to end in real VS Code: code-server (from npm) in headless Chromium (Debian), driven by
-// playwright-core. Installs the packaged Nous VSIX and the test-only fake-model extension into a
-// fresh code-server, then checks: the daemon starts; `@nous …` typed in the chat input reaches the
+// playwright-core. Installs the platform Nous VSIX (scripts/package: it brings its server as
+// wheels) and the test-only fake-model extension into a fresh code-server whose Python lacks Nous
+// and whose pip reaches no package index, then checks: the VSIX installs its server into a private
+// venv on first start (progress notification) and the daemon starts from it; `@nous …` typed in the chat input reaches the
 // fake model with the injected context; the fake model's nous_recall tool call (the participant's
 // tool loop) and `vscode.lm.invokeTool` reach the daemon; the status bar shows the budget the
 // daemon reported. Screenshots go to $NOUS_E2E_OUT (default e2e/out).
 //
-// Needs: code-server on PATH, NOUS_VSIX (the packaged extension), NOUS_PYTHON (a Python with nous
-// installed), NOUS_E2E_CHROMIUM (default /usr/bin/chromium). scripts/test-vscode sets all of them.
+// Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous
+// installed, only to seed the test's memories from the command line), NOUS_E2E_BARE_PYTHON (a
+// Python ≥ 3.11 without Nous, default /usr/bin/python3), NOUS_E2E_CHROMIUM (default
+// /usr/bin/chromium). scripts/test-vscode sets them.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OUT = process.env.NOUS_E2E_OUT || join(HERE, "out");
-const VSIX = process.env.NOUS_VSIX || join(HERE, "..", "nous.vsix");
+const VERSION = JSON.parse(readFileSync(join(HERE, "..", "package.json"), "utf8")).version;
+const VSIX = process.env.NOUS_VSIX || join(HERE, "..", "..", "dist", `nous-linux-x64-${VERSION}.vsix`);
 const FAKE_VSIX = join(OUT, "fake-model.vsix");
 const PYTHON = process.env.NOUS_PYTHON || join(HERE, "..", "..", ".venv", "bin", "python");
 const CHROMIUM = process.env.NOUS_E2E_CHROMIUM || "/usr/bin/chromium";
+const BARE_PYTHON = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
 const SLOW = 90_000;
+// the first start installs ~65 bundled wheels into a venv: minutes on a busy 2-core machine
+const FIRST_START = 600_000;
 
 let scratch, workspace, codeServer, browser, page, port, logs = "";
 
@@ -145,6 +153,7 @@ before(async () => {
   const started = Date.now();
   assert.ok(existsSync(VSIX), `the packaged extension is missing: ${VSIX} (run scripts/test-vscode)`);
   assert.ok(existsSync(PYTHON), `no Python with nous at ${PYTHON}`);
+  assert.match(VSIX, /linux-x64/, "the e2e installs the platform VSIX that brings its server (scripts/package)");
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   scratch = mkdtempSync(join(tmpdir(), "nous-e2e-"));
@@ -159,12 +168,31 @@ before(async () => {
   });
   const extensions = join(scratch, "extensions");
   const userData = join(scratch, "user-data");
+  // The machine code-server sees: its python3 is a Python without Nous (checked), the repository's
+  // .venv is off PATH, and pip has no configuration, no index and no find-links.
+  const bareBin = join(scratch, "bare-bin");
+  mkdirSync(bareBin);
+  for (const name of ["python3", "python3.11", "python"]) symlinkSync(BARE_PYTHON, join(bareBin, name));
+  const venv = resolve(dirname(PYTHON), "..");
+  const path = [bareBin, ...(process.env.PATH || "").split(delimiter).filter((p) => p && !resolve(p).startsWith(venv))].join(delimiter);
   const env = {
     ...process.env,
+    PATH: path,
     XDG_CONFIG_HOME: join(scratch, "xdg-config"),
     XDG_DATA_HOME: join(scratch, "xdg-data"),
     XDG_CACHE_HOME: join(scratch, "xdg-cache"),
+    PIP_CONFIG_FILE: "/dev/null",
+    PIP_NO_INDEX: "1",
+    PIP_INDEX_URL: "http://127.0.0.1:9/simple",
+    PIP_EXTRA_INDEX_URL: "",
+    PIP_FIND_LINKS: "",
   };
+  delete env.VIRTUAL_ENV;
+  delete env.PYTHONPATH;
+  assert.throws(
+    () => execFileSync("python3", ["-c", "import nous"], { env, stdio: ["ignore", "ignore", "pipe"] }),
+    "code-server's python3 must lack Nous",
+  );
   for (const vsix of [VSIX, FAKE_VSIX]) {
     execFileSync("code-server", ["--extensions-dir", extensions, "--user-data-dir", userData, "--install-extension", vsix, "--force"], {
       env,
@@ -174,13 +202,13 @@ before(async () => {
   // code-server is a remote setup: machine-scoped settings (nous.python, nous.db) are read from
   // the Machine settings, not the User ones.
   mkdirSync(join(userData, "Machine"), { recursive: true });
-  writeFileSync(join(userData, "Machine", "settings.json"), JSON.stringify({ "nous.python": PYTHON, "nous.db": db }, null, 2));
+  // no nous.python: the extension installs and runs its bundled server
+  writeFileSync(join(userData, "Machine", "settings.json"), JSON.stringify({ "nous.db": db }, null, 2));
   mkdirSync(join(userData, "User"), { recursive: true });
   writeFileSync(
     join(userData, "User", "settings.json"),
     JSON.stringify(
       {
-        "nous.python": PYTHON,
         "nous.db": db,
         "nous.watch": false,
         "nousE2e.outDir": OUT,
@@ -239,8 +267,12 @@ after(async () => {
   if (!process.env.NOUS_E2E_KEEP) rmSync(scratch, { recursive: true, force: true });
 });
 
-test("the daemon starts and the status bar shows the Nous item", async () => {
-  await until("the Nous status bar item", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
+test("the VSIX installs its bundled server offline on first start, and the daemon runs from it", async () => {
+  const progress = page.locator(".notification-toast", { hasText: "installing its server" }).first();
+  await progress.waitFor({ timeout: SLOW });
+  await page.screenshot({ path: join(OUT, "installing-server.png") });
+  log(`progress: ${(await progress.innerText()).replace(/\s+/g, " ")}`);
+  await until("the Nous status bar item", async () => /Nous \d/.test(await statusItem().innerText()), FIRST_START, 2000);
   // ready = the startup harvest is done (the ADR and AGENTS.md are in memory): asking before
   // that races the harvest
   const state = await until("the daemon to run and finish its startup harvest", async () => {
@@ -248,6 +280,8 @@ test("the daemon starts and the status bar shows the Nous item", async () => {
     return s.running && s.status && s.status.project && s.status.indexState === "ready" ? s : undefined;
   });
   assert.equal(state.status.project, "shop");
+  assert.equal(state.interpreter?.source, "bundled", JSON.stringify(state.interpreter));
+  assert.ok(state.interpreter.path.startsWith(join(scratch, "user-data")), `the private venv lives in the global storage: ${state.interpreter.path}`);
   assert.ok(state.tools.includes("nous_recall") && state.tools.includes("nous_context") && state.tools.includes("nous_remember"));
   log(`daemon running, project ${state.status.project}, status bar “${await statusItem().innerText()}”`);
 });
@@ -357,16 +391,31 @@ test("the status bar shows the session budget the daemon reported", async () => 
 });
 
 test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {
-  const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
+  const python = BARE_PYTHON;
   rmSync(join(OUT, "set-python.json"), { force: true });
   await runCommand("Nous E2E: Point nous.python at a Python without Nous");
   await readJson("set-python.json", 30_000);
-  const toast = page.locator(".notification-toast", { hasText: "-m pip install nous" }).first();
+  const toast = page.locator(".notification-toast", { hasText: "not installed for" }).first();
   await toast.waitFor({ timeout: SLOW });
   const text = await toast.innerText();
   assert.ok(text.includes(`not installed for ${python}`), text);
-  assert.ok(text.includes(`${python} -m pip install nous`), text);
+  // the bundled wheels, offline; never `pip install nous` (another project on the index)
+  assert.match(text, new RegExp(`${python.replace(/\W/g, "\\$&")} -m pip install --no-index --find-links \\S+bundled/wheels nous-context`), text);
+  assert.doesNotMatch(text, /pip install nous(\s|$)/, text);
+  assert.match(text, /Use Bundled Server/, text);
   await until("the status bar to say the daemon is stopped", async () => (await statusItem().innerText()).trim() === "Nous");
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(OUT, "missing-package.png") });
+  // "Use Bundled Server" clears nous.python: the daemon comes back on the venv installed at first
+  // start (its stamp matches: no second install)
+  // (the status bar's hover from the previous test may still cover the toast: move away first)
+  // (no Escape: it hides the notification toasts)
+  await page.mouse.move(600, 300);
+  await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+  await toast.getByRole("button", { name: "Use Bundled Server" }).click();
+  await until("the daemon back on the bundled server", async () => {
+    const s = await dumpState();
+    return s.running && s.interpreter?.source === "bundled" && s.status?.project === "shop" ? s : undefined;
+  }, SLOW, 1000);
+  await until("the Nous status bar item again", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
 });

@@ -19,6 +19,8 @@ import {
   type Interpreter,
   type ProbeOutcome,
 } from "./interpreter";
+import { BootstrapError, ensureServer, findBundle } from "./bootstrap";
+import type { Bundle } from "./bundle";
 import { NOUS_BUDGET, NOUS_INDEXED, NOUS_STATUS, type BudgetNotification, type StatusResult } from "./protocol";
 import { initializationOptions, trustedReader } from "./settings";
 
@@ -40,8 +42,17 @@ export class Daemon implements vscode.Disposable {
   readonly onIndexed = this.indexed.event;
   readonly onRunning = this.running.event;
   interpreter: Interpreter | undefined;
+  /** The server wheels this VSIX brings (a platform VSIX from scripts/package), if any. */
+  readonly bundle: Bundle | undefined;
 
-  constructor(readonly output: vscode.OutputChannel) {}
+  /** `storage` is the extension's global storage folder: the bundled server's venv lives there. */
+  constructor(
+    readonly output: vscode.OutputChannel,
+    extensionPath: string,
+    private readonly storage: string,
+  ) {
+    this.bundle = findBundle(extensionPath);
+  }
 
   log(message: string): void {
     this.output.appendLine(`[${new Date().toISOString()}] ${message}`);
@@ -93,13 +104,31 @@ export class Daemon implements vscode.Disposable {
     // `nous.python` and `nous.db` come from user/machine settings only: a cloned workspace
     // must not choose what this extension executes or where memories are written.
     const read = trustedReader(vscode.workspace.getConfiguration("nous"));
-    const interpreter = pickInterpreter(read("python"), await pythonExtensionInterpreter(this));
+    const setting = read("python");
+    const fromPythonExtension = await pythonExtensionInterpreter(this);
+    let interpreter = pickInterpreter(setting, fromPythonExtension);
+    if (interpreter.source !== "setting" && this.bundle) {
+      // the VSIX brings its server: install it into a private venv on first start
+      try {
+        const path = await ensureServer(this.bundle, this.storage, fromPythonExtension, (m) => this.log(m));
+        interpreter = { path, source: "bundled" };
+      } catch (err) {
+        this.log(`bundled server: ${String(err)}`);
+        this.running.fire(false);
+        const message = err instanceof BootstrapError ? err.message : `Nous could not install its bundled server: ${String(err)}`;
+        void vscode.window.showErrorMessage(message, "Show Output", "Choose Interpreter").then(async (pick) => {
+          if (pick === "Show Output") this.output.show();
+          if (pick === "Choose Interpreter") await vscode.commands.executeCommand("workbench.action.openSettings", "nous.python");
+        });
+        return;
+      }
+    }
     this.interpreter = interpreter;
     this.log(`interpreter: ${interpreter.path} (from ${interpreter.source})`);
     const outcome = await probe(interpreter.path);
     if (outcome !== "ok") {
       this.log(`interpreter check: ${outcome}`);
-      void explain(outcome, interpreter, this);
+      void explain(outcome, interpreter, this, this.bundle);
       this.running.fire(false);
       return;
     }
@@ -163,16 +192,19 @@ function probe(python: string): Promise<ProbeOutcome> {
   });
 }
 
-async function explain(outcome: ProbeOutcome, interpreter: Interpreter, daemon: Daemon): Promise<void> {
-  const command = installCommand(interpreter.path);
+async function explain(outcome: ProbeOutcome, interpreter: Interpreter, daemon: Daemon, bundle: Bundle | undefined): Promise<void> {
+  const command = installCommand(interpreter.path, bundle?.dir);
   if (outcome === "no-package") {
+    const actions = ["Run in Terminal", "Copy Command", "Choose Interpreter"];
+    if (bundle && interpreter.source === "setting") actions.unshift("Use Bundled Server");
     const pick = await vscode.window.showErrorMessage(
       `Nous: the daemon is not installed for ${interpreter.path}. Install it with: ${command}`,
-      "Run in Terminal",
-      "Copy Command",
-      "Choose Interpreter",
+      ...actions,
     );
-    if (pick === "Run in Terminal") {
+    if (pick === "Use Bundled Server") {
+      // clearing nous.python restarts the daemon on the bundled server (a nous.* change)
+      await vscode.workspace.getConfiguration("nous").update("python", undefined, vscode.ConfigurationTarget.Global);
+    } else if (pick === "Run in Terminal") {
       const terminal = vscode.window.createTerminal("Nous install");
       terminal.show();
       terminal.sendText(command);

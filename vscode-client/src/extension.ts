@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
+import type { Interpreter } from "./interpreter";
 import { registerParticipant } from "./participant";
 import type { BudgetNotification, StatusResult } from "./protocol";
 import { affectsDaemon } from "./settings";
@@ -16,11 +17,13 @@ export interface NousApi {
   lastBudget(): BudgetNotification | undefined;
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
+  /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
+  interpreter(): Interpreter | undefined;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NousApi> {
   const output = vscode.window.createOutputChannel("Nous");
-  const daemon = new Daemon(output);
+  const daemon = new Daemon(output, context.extensionPath, context.globalStorageUri.fsPath);
   const state = new State();
   const statusBar = new StatusBar(state, () =>
     vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
@@ -63,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     lastBudget: () => state.lastBudget,
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
+    interpreter: () => daemon.interpreter,
   };
 }
 

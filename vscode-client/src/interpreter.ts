@@ -1,6 +1,6 @@
 /** Which Python runs the daemon, and the exact commands a user needs when it cannot. Pure. */
 
-export type InterpreterSource = "setting" | "python-extension" | "path";
+export type InterpreterSource = "setting" | "python-extension" | "path" | "bundled";
 
 export interface Interpreter {
   path: string;
@@ -21,11 +21,15 @@ export function shellQuote(path: string): string {
   return /^[\w@%+=:,./\\-]+$/.test(path) ? path : `"${path.replace(/(["\\$`])/g, "\\$1")}"`;
 }
 
-/** The daemon's Python distribution is `nous` (pyproject.toml). */
-export const PACKAGE = "nous";
+/** The daemon's Python distribution (pyproject.toml); `nous` on the package index is another
+ * project, so nothing here ever tells anyone to install that. */
+export const PACKAGE = "nous-context";
 
-export function installCommand(python: string): string {
-  return `${shellQuote(python)} -m pip install ${PACKAGE}`;
+/** How to install the daemon for `python`: from the wheels bundled in this VSIX (offline), or, in
+ * a build without them, from the wheel `scripts/package` builds. */
+export function installCommand(python: string, wheels: string | undefined): string {
+  if (wheels) return `${shellQuote(python)} -m pip install --no-index --find-links ${shellQuote(wheels)} ${PACKAGE}`;
+  return `${shellQuote(python)} -m pip install dist/nous_context-*.whl`;
 }
 
 /** Arguments that start the daemon; vscode-languageclient appends `--stdio`. */

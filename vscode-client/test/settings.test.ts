@@ -60,8 +60,16 @@ test("the interpreter comes from the setting, then the Python extension, then py
 });
 
 test("the install command names the interpreter exactly, quoted when needed", () => {
-  assert.equal(installCommand("/usr/bin/python3"), "/usr/bin/python3 -m pip install nous");
-  assert.equal(installCommand("/My Envs/py"), '"/My Envs/py" -m pip install nous');
+  assert.equal(
+    installCommand("/usr/bin/python3", "/ext/bundled/wheels"),
+    "/usr/bin/python3 -m pip install --no-index --find-links /ext/bundled/wheels nous-context",
+  );
+  assert.equal(
+    installCommand("/My Envs/py", "/My Ext/wheels"),
+    '"/My Envs/py" -m pip install --no-index --find-links "/My Ext/wheels" nous-context',
+  );
+  assert.equal(installCommand("/usr/bin/python3", undefined), "/usr/bin/python3 -m pip install dist/nous_context-*.whl");
+  assert.doesNotMatch(installCommand("python3", undefined), /install nous\b(?!-)/);
   assert.deepEqual(serveArgs(), ["-m", "nous", "serve"]);
 });
 

@@ -39,6 +39,9 @@ class Scoring(Strict):
     preferred_kind_boost: float = Field(ge=0)
     semantic_cosine_share: float = Field(ge=0, le=1)
     candidates: int = Field(ge=1, le=10_000)
+    window_near: float = Field(ge=0)
+    window_far: float = Field(ge=0)
+    window_widen: int = Field(ge=0)
     dedup_conversation_cosine: float = Field(ge=0, le=1)
     dedup_conversation_jaccard: float = Field(ge=0, le=1)
     paraphrase_containment: float = Field(ge=0, le=1)
@@ -62,6 +65,8 @@ class Gate(Strict):
     recall: float = Field(ge=0, le=1)
     turn: float = Field(ge=0, le=1)
     recall_relative: float = Field(ge=0, le=1)
+    sibling: float = Field(ge=0, le=1)
+    """The floor of a further section of a document already admitted."""
     unknown_share: float = Field(ge=0, le=1)
     unknown_floor: float = Field(ge=0, le=1)
     unknown_min_memories: int = Field(ge=0)

@@ -16,6 +16,11 @@ from nous.memory import renderings
 from nous.memory.markdown import Unit, units
 from nous.memory.tokens import TokenCounter
 
+HEADING_SHARE = 0.5
+"""A unit also scores this share of what its section's heading shares with the query …"""
+FIRST_SHARE = 0.5
+"""… and the section's first unit this much more."""
+
 MIN_OVERLAP_SHARE = 0.2
 """A unit joins the extract when it holds at least this share of the best unit's overlap."""
 
@@ -44,7 +49,8 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
         ):
             lead = unit.lead if unit.lead.endswith(":") else f"{unit.lead}:"
             piece = f"{lead} {piece}"
-            last_lead = unit.lead
+        if unit.kind in ("item", "code", "row") and unit.lead:
+            last_lead = unit.lead  # said once, by the unit itself or by the text just before
         if parts:
             joiner = " … " if gap and unit.block != last_block else (
                 "; " if unit.kind in ("item", "row") and unit.block == last_block else " "
@@ -56,26 +62,42 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
     return f"{heading} — {body}" if heading else body
 
 
-def extract(content: str, query: Query, limit: int, counter: TokenCounter) -> str | None:
+def extract(
+    content: str,
+    query: Query,
+    limit: int,
+    counter: TokenCounter,
+    said: frozenset[str] = frozenset(),
+) -> str | None:
     """The most query-relevant units of `content` within `limit` tokens, or None when no unit
-    shares a word with the query (the summary serves then)."""
+    shares a word with the query (the summary serves then). Units whose text is in `said` (the
+    item already carries them) are left out."""
     all_units = units(content)
     heading = ""
     body = list(all_units)
     if body and body[0].kind == "heading" and content.lstrip().startswith("# "):
         heading = body.pop(0).text
-    # A unit under a later heading (sections merged from one document) also counts half of
-    # what its heading shares with the query, and says which section it is from.
+    # A unit also counts half of what its section's heading shares with the query; a unit under
+    # a later heading (sections merged from one document) says which section it is from.
+    # A section's first unit (its topic sentence, often the rule: "Important: do not …") counts
+    # it once more.
     under: dict[Unit, str] = {}
-    current = ""
+    first: set[Unit] = set()
+    current = heading.rsplit(" › ", 1)[-1]  # the lead section's own units count its heading too
+    opened = True
     for u in all_units[1:] if heading else all_units:
         if u.kind == "heading":
             current = u.text.rsplit(" › ", 1)[-1]
+            opened = True
         else:
             under[u] = current
-    body = [u for u in body if u.kind != "heading"]
+            if opened:
+                first.add(u)
+            opened = False
+    body = [u for u in body if u.kind != "heading" and u.text not in said]
     scored = [(query.overlap(f"{u.lead} {u.text}" if u.kind != "sentence" else u.text)
-               + 0.5 * query.overlap(under.get(u, "")), u) for u in body]  # fmt: skip
+               + (HEADING_SHARE + FIRST_SHARE * (u in first)) * query.overlap(under.get(u, "")), u)
+              for u in body]  # fmt: skip
     best = max((s for s, _ in scored), default=0.0)
     if best <= 0:
         return None

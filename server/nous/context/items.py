@@ -89,6 +89,12 @@ def sources(lead: Scored, merged: dict[str, list[Scored]]) -> list[str]:
     return [lead.memory.source, *(m.memory.source for m in others)] if others else []
 
 
+def document_of(memory: Memory) -> str | None:
+    """The harvested file a memory is a section of (None for anything else)."""
+    source = memory.source or ""
+    return source.split("#", 1)[0] if source.startswith("file:") else None
+
+
 def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[str, list[Scored]]]:
     """Admitted sections of one harvested document become one item (its best section leads; the
     extract draws on all of them), so a document does not spend its heading path and the budget
@@ -97,8 +103,7 @@ def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[
     merged: dict[str, list[Scored]] = {}
     out: list[Scored] = []
     for c in kept:
-        source = c.memory.source or ""
-        document = source.split("#", 1)[0] if source.startswith("file:") else None
+        document = document_of(c.memory)
         lead = leads.get(document) if document else None
         if lead is None or "superseded" in (lead.memory.status, c.memory.status):
             if document:
@@ -140,6 +145,7 @@ class Renderings:
         cached = self._cache.get(memory.id)
         if cached is not None:
             return cached
+        share = self.shares.get(memory.id, 100)
         label = f"{renderings.label(memory.kind)}: "
         options: list[tuple[str, str]] = []
         content = "\n\n".join(
@@ -147,12 +153,12 @@ class Renderings:
         )
         heading, body = renderings.flat(content)
         whole = f"{heading} — {body}" if heading else body
-        share = self.shares.get(memory.id, 100)
         if self.counter.count(whole) <= share:
             if self.counter.count(whole) > self.counter.count(memory.summary):
                 options.append(("content", label + whole))
         elif self.query is not None:
-            text = extract.extract(content, self.query, share, self.counter)
+            text = self._lead_then_rest(scored, share - self.counter.count(label))
+            text = text or extract.extract(content, self.query, share, self.counter)
             if text:
                 options.append(("extract", label + text))
         options += [("summary", memory.summary), ("micro", memory.micro)]
@@ -166,6 +172,29 @@ class Renderings:
                        for d, t in options]  # fmt: skip
         self._cache[memory.id] = options
         return options
+
+    def _lead_then_rest(self, scored: Scored, share: int) -> str | None:
+        """A document's best section whole when it fits, then the extract of its other admitted
+        sections in what is left: the section that passed the gate first is never crowded out
+        by siblings that only repeat the question's words."""
+        others = self.merged.get(scored.memory.id)
+        if not others or self.query is None:
+            return None
+        heading, body = renderings.flat(scored.memory.content)
+        lead = f"{heading} — {body}" if heading else body
+        room = share - self.counter.count(lead) - 2
+        if room < 0:
+            return None
+        rest = "\n\n".join(m.memory.content for m in others)
+        said = frozenset(u.text for u in units(scored.memory.content))
+        extra = extract.extract(rest, self.query, room, self.counter, said) if room >= 40 else None
+        if not extra:
+            return lead
+        first, _, _ = rest.partition("\n")
+        if first.startswith("# ") and extra.startswith(f"{first[2:].strip()} — "):
+            section = first[2:].strip()
+            extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3 :]}"
+        return f"{lead} … {extra}"
 
 
 def _document(item: Scored) -> str:

@@ -60,9 +60,14 @@ class Request:
 
 def _semantic(
     store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str]
-) -> tuple[dict[str, float], dict[str, float]]:
-    """({id: cosine}, {id: relative BM25}) of the search's candidates."""
-    return search.signals(store, query, query_vec, scopes, config.scoring.candidates)
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """({id: cosine}, {id: relative BM25}, {chat turn id: windowed blend}) of the candidates."""
+    sc = config.scoring
+    found = search.hybrid(store, query, query_vec, scopes, sc.candidates)
+    window = search.Window(sc.window_near, sc.window_far, sc.window_widen)
+    turns = search.windowed(store, found, query, query_vec, scopes, sc.semantic_cosine_share,
+                            window)  # fmt: skip
+    return found.cosine, found.lexical, turns
 
 
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
@@ -194,6 +199,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
     semantic: dict[str, float] = {}
     lexical: dict[str, float] = {}
+    turns: dict[str, float] = {}
     query_vec = None
     if not skip_retrieval:
         query = req.input.strip() or " ".join(
@@ -201,7 +207,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         )
         query_vec = req.vector if req.vector is not None else store.embed(query)
         words = relevance.expand(query)  # "PR" finds "pull request" and back
-        semantic, lexical = _semantic(store, config, query_vec, words, view.scopes)
+        semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes)
         available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
         rel_query = relevance.query(words, frequencies, documents)
@@ -214,15 +220,17 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             semantic.setdefault(memory_id, 0.0)
     if semantic:
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec, lexical, unknown)  # fmt: skip
+                            rel_query, query_vec, lexical, unknown, turns)  # fmt: skip
         available = max(available, len(candidates))
         history = intent.temporal_recency > 0 or "episode" in intent.hints
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown,
                              history)  # fmt: skip
         candidates = items.supersession(store, candidates, work)
         candidates = items.paraphrases(candidates, work, config.scoring.paraphrase_containment)
-        if req.mode == "recall":  # a small budget: one item per document
-            candidates, merged = items.merge_documents(candidates, work)
+        # One item per document: a document does not spend its heading path and the budget
+        # several times over, and its best section leads (measured: fewer tokens, a higher
+        # first-hit rank in every mode; docs/benchmarks.md).
+        candidates, merged = items.merge_documents(candidates, work)
 
     if req.mode == "startup":
         s = config.startup
@@ -252,11 +260,12 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         c.memory.id: min(most, max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
+    renderings = items.Renderings(
+        store, rel_query, shares, items.successor_names(store, candidates), merged
+    )
     alloc = budget.allocate(
         placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
-        store.counter, micro_first=profile.compression > 0.7,
-        choices=items.Renderings(store, rel_query, shares, items.successor_names(store, candidates),
-                            merged).of,
+        store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
         best_first=req.mode == "recall",
     )  # fmt: skip
     for scored in alloc.over_budget:
@@ -299,6 +308,7 @@ def _score(
     profile: Profile, semantic: dict[str, float], work: items.Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
     lexical: dict[str, float] | None = None, unknown: float = 0.0,
+    turns: dict[str, float] | None = None,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.vectors(list(memories)) if query_vec is not None else {}
@@ -330,6 +340,7 @@ def _score(
             share = config.scoring.semantic_cosine_share  # LoCoMo's development conversations
             lexical_score = (lexical or {}).get(memory_id, 0.0)
             semantic_term = share * max(0.0, cosine) + (1 - share) * lexical_score
+            semantic_term = (turns or {}).get(memory_id, semantic_term)  # with its neighbours
         item = composite(config, memory, semantic_term, frame, where, now_ts, plan.recency_weight,
                          stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
         item.terms["relevance"] = round(rel, 4)
@@ -360,6 +371,15 @@ def _filter(
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
+    # The floor admits documents: a further section of a document that is in (merged into its
+    # item later, where only its units that share the question's words are drawn) needs only
+    # the sibling floor.
+    leading = {
+        doc
+        for c in candidates
+        if (doc := items.document_of(c.memory))
+        and c.terms.get("relevance", 0.0) >= _floor(config, req, c.memory, unknown, top, history)
+    }
     vectors = store.vectors([c.memory.id for c in candidates])
     for c in candidates:
         m = c.memory
@@ -377,6 +397,8 @@ def _filter(
             work.drop(c, "scope")
             continue
         floor = _floor(config, req, m, unknown, top, history)
+        if items.document_of(m) in leading:
+            floor = min(floor, config.gate.sibling)
         if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue

@@ -16,6 +16,7 @@ from nous.context import chat
 from nous.evaluation import metrics
 from nous.evaluation.data import CATEGORIES, LOCOMO_SPLITS, Conversation, Turn
 from nous.evaluation.harness import DEPTH, CachingEmbedder, Packer, progress, rank
+from nous.memory import turns
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
@@ -52,12 +53,15 @@ DEFAULT_FORMAT = "dated"
 
 
 def drafts(conv: Conversation, fmt: str) -> list[Draft]:
+    """The turns as chat episodes, through the capture path (`memory.turns`): LoCoMo's session
+    `D3` of conversation `conv-26` is session `conv-26-D3`, its turn `D3:12` index 12."""
     render = FORMATS[fmt]
-    return [
-        Draft(kind="episode", content=render(t), scope="universal", tags=["locomo"],
-              source=f"locomo:{conv.sample_id}:{t.dia_id}")
-        for t in conv.turns
-    ]  # fmt: skip
+    out = []
+    for t in conv.turns:
+        session, _, index = t.dia_id.partition(":")
+        out.append(turns.draft(f"{conv.sample_id}-{session}", int(index), render(t),
+                               scope="universal", tags=["locomo"]))  # fmt: skip
+    return out
 
 
 @dataclass

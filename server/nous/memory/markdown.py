@@ -10,6 +10,7 @@ and for the write-time summary. `sentences` knows abbreviations, numbered lists 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
@@ -266,6 +267,8 @@ class Unit:
     lead: str = ""
     block: int = 0
     """Index of the block it came from (units of one block render together)."""
+    position: int = 0
+    """Index among the record's units: two equal lines of one code block stay two units."""
 
 
 @functools.lru_cache(maxsize=8192)
@@ -294,7 +297,7 @@ def units(content: str) -> tuple[Unit, ...]:
             else:
                 out += [Unit("sentence", s, "", n) for s in sentences(block.text)]
             n += 1
-    return tuple(out)
+    return tuple(dataclasses.replace(u, position=i) for i, u in enumerate(out))
 
 
 _ABBREVIATIONS = frozenset(

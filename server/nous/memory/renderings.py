@@ -90,7 +90,8 @@ def flat(content: str) -> tuple[str, str]:
         last_text = unit.text
         if unit.lead and unit.kind != "sentence" and unit.lead != last_lead and not said:
             piece = f"{unit.lead if unit.lead.endswith(':') else unit.lead + ':'} {piece}"
-            last_lead = unit.lead
+        if unit.lead and unit.kind != "sentence":
+            last_lead = unit.lead  # said once, by the unit itself or by the text just before
         same = unit.block == last_block
         joiner = "; " if unit.kind in ("item", "row") and same else " "
         parts.append((joiner if parts else "") + piece)

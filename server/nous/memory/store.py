@@ -24,7 +24,7 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import lifecycle, migrations, renderings, secrets
+from nous.memory import lifecycle, migrations, renderings, secrets, turns
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.fts import fts_query
 from nous.memory.model import OUTCOMES, Draft, Memory, now
@@ -470,6 +470,45 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             (*params, k),
         ).fetchall()
         return [(memory_id, -float(rank)) for memory_id, rank in rows]
+
+    def turn_neighbours(
+        self, ids: Sequence[str], reach: int, scopes: Sequence[str] | None = None
+    ) -> dict[str, list[tuple[str, int]]]:
+        """{id: [(neighbour id, distance)]} for the chat turns among `ids`: the live turns of the
+        same session at most `reach` positions away (`memory.turns`)."""
+        wanted: dict[str, list[tuple[str, int]]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for memory_id, source in self._conn.execute(
+                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND source LIKE 'chat:%'",
+                chunk,
+            ):
+                at = turns.position(source)
+                if at is None:
+                    continue
+                for step in range(-reach, reach + 1):
+                    if step:
+                        near = turns.source(at[0], at[1] + step)
+                        wanted.setdefault(near, []).append((memory_id, abs(step)))
+        out: dict[str, list[tuple[str, int]]] = {}
+        sources = list(wanted)
+        where = f"status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
+        extra: list[Any] = list(EXCLUDED_STATUSES)
+        if scopes is not None:
+            where += f" AND scope IN ({','.join('?' * len(scopes))})"
+            extra += list(scopes)
+        for start in range(0, len(sources), 500):
+            chunk = sources[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for near_id, source in self._conn.execute(
+                f"SELECT id, source FROM memories WHERE source IN ({marks}) AND {where}",
+                (*chunk, *extra),
+            ):
+                for memory_id, distance in wanted[source]:
+                    if near_id != memory_id:
+                        out.setdefault(memory_id, []).append((near_id, distance))
+        return out
 
     def always_on(self, scopes: Sequence[str], limit: int = 40) -> list[str]:
         """Ids of live pinned memories and escalated (blocking) constraints in `scopes`."""

@@ -1,9 +1,9 @@
 """Token counting with tiktoken, offline.
 
-The BPE files ship gzipped in `models/`; at first use they are unpacked into a private cache
-folder under the name tiktoken looks for, `TIKTOKEN_CACHE_DIR` is pointed there, and tiktoken
-verifies the content hash itself. Counting uses `encode_ordinary`, so special-token text in a
-memory is counted as text instead of raising.
+The BPE files ship gzipped in the package data `nous/models/`; at first use they are unpacked
+into a private cache folder under the name tiktoken looks for, `TIKTOKEN_CACHE_DIR` is pointed
+there, and tiktoken verifies the content hash itself. Counting uses `encode_ordinary`, so
+special-token text in a memory is counted as text instead of raising.
 """
 
 from __future__ import annotations

@@ -118,6 +118,7 @@ async function activate(context) {
         nousActive: !!api,
         running: api ? api.isRunning() : false,
         lastBudget: api ? api.lastBudget() : undefined,
+        interpreter: api && api.interpreter ? api.interpreter() : undefined,
         status,
         tools: vscode.lm.tools.map((t) => t.name),
       });

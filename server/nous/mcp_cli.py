@@ -1,0 +1,55 @@
+"""`nous mcp`: the options, and the start of the MCP server (`nous.mcp_server`, imported only
+when the command runs, so other commands do not load the SDK)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import uuid
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from nous.settings import Settings
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", help="chat session id (default: a new one per connection)")
+    parser.add_argument(
+        "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=getattr(logging, args.log_level), stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True,
+    )  # fmt: skip
+    try:
+        settings = Settings(
+            db=getattr(args, "db", None),
+            **({"encoding": args.encoding} if getattr(args, "encoding", None) else {}),
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        print(f"nous: error: --{error['loc'][0]}: {error['msg']}", file=sys.stderr)
+        return 2
+    workspace = getattr(args, "workspace", None)
+    if workspace is not None and not Path(workspace).is_dir():
+        print(f"nous: error: --workspace: not a folder: {workspace}", file=sys.stderr)
+        return 2
+    from nous.mcp_server import Memory, build
+
+    memory = Memory(
+        settings,
+        Path(workspace).resolve() if workspace else None,
+        args.session or f"mcp-{uuid.uuid4().hex[:12]}",
+    )
+    try:
+        build(memory).run("stdio")
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        memory.worker.shutdown(wait=False, cancel_futures=True)
+    return 0

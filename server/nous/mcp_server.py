@@ -1,0 +1,195 @@
+"""`nous mcp`: the same engine over the Model Context Protocol (stdio), for agents that speak MCP
+rather than LSP (VS Code agent mode, Claude Code, Copilot CLI, Cursor).
+
+Built on the official `mcp` SDK's `MCPServer` (FastMCP before mcp 2). Four tools — `nous_context`
+(startup), `nous_recall`, `nous_remember`, `nous_forget` — call the `Engine` the CLI and the daemon
+use, so budgets, the session cap, redaction and project isolation are the same: one MCP connection
+is one chat session. The project is `--workspace`, else the first `file://` root the client gives,
+else the working directory. All SQLite and ONNX work runs on one worker thread (a sqlite3
+connection belongs to the thread that opened it). Nothing but protocol reaches stdout: the SDK's
+stdio transport moves fd 1 to stderr while it serves, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ValidationError
+
+from nous import __version__
+from nous import protocol as p
+from nous.context import chat
+from nous.engine import Engine
+from nous.errors import NousError
+from nous.memory.model import Draft
+from nous.settings import Settings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+INSTRUCTIONS = (
+    "Nous is this project's local memory: decisions, conventions, constraints, procedures and "
+    "facts. Call nous_context once at the start of a task, nous_recall for a specific question "
+    "(recalls per session are limited), nous_remember when the user states a durable decision or "
+    "convention, nous_forget to retire a memory by id. Every answer fits a token budget."
+)
+
+
+class Memory:
+    """The engines of one MCP connection, one per workspace folder, on one worker thread."""
+
+    def __init__(self, settings: Settings, workspace: Path | None, session_id: str) -> None:
+        self.settings = settings
+        self.workspace = workspace
+        """`--workspace`; when None, the client's first root (asked once), else the cwd."""
+        self.session_id = session_id
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nous-store")
+        self.engines: dict[Path, Engine] = {}
+        self._asked_roots = False
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.worker, fn)
+
+    async def folder(self, ctx: Context[Any, Any] | None) -> Path:
+        if self.workspace is None and not self._asked_roots:
+            self._asked_roots = True
+            self.workspace = await _first_root(ctx)
+        return self.workspace or Path.cwd()
+
+    def engine(self, folder: Path) -> Engine:
+        if folder not in self.engines:
+            self.engines[folder] = Engine(self.settings, folder)
+        return self.engines[folder]
+
+
+async def _first_root(ctx: Context[Any, Any] | None) -> Path | None:
+    """The first `file://` root of a client that declares the roots capability, if any."""
+    if ctx is None:
+        return None
+    try:
+        capabilities = ctx.client_capabilities
+        if capabilities is None or capabilities.roots is None:
+            return None
+        result = await ctx.session.list_roots()
+    except Exception as exc:  # a client that cannot answer keeps the working directory
+        log.info("roots/list failed: %s", exc)
+        return None
+    for root in result.roots:
+        uri = urlparse(str(root.uri))
+        if uri.scheme == "file" and Path(unquote(uri.path)).is_dir():
+            return Path(unquote(uri.path))
+    return None
+
+
+def _params(model: type[M], values: dict[str, Any]) -> M:
+    try:
+        return model.model_validate({k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "arguments"
+        raise ToolError(f"invalid argument {field}: {first['msg']}") from exc
+
+
+def _footer(result: p.ContextResult) -> str:
+    session = result.session
+    lines = [
+        f"-- nous: {result.tokens}/{result.budget} tokens · session {session.used}/{session.cap}"
+        + (f" · recalls {session.recalls}" if session.recalls else "")
+    ]
+    lines += [f"-- note: {note}" for note in result.notes]
+    return "\n".join(lines)
+
+
+def _answer(result: p.ContextResult) -> str:
+    return f"{result.text or '(nothing to inject)'}\n\n{_footer(result)}"
+
+
+def build(memory: Memory) -> MCPServer[Any]:
+    """The MCP server with its four tools over `memory`."""
+    server: MCPServer[Any] = MCPServer(
+        name="nous", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    async def call(ctx: Context[Any, Any], work: Callable[[Engine], str]) -> str:
+        folder = await memory.folder(ctx)
+        try:
+            return await memory.run(lambda: work(memory.engine(folder)))
+        except NousError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool(name="nous_context")
+    async def nous_context(ctx: Context[Any, Any], task: str = "") -> str:
+        """This project's remembered context for the start of a task: decisions, conventions,
+        constraints, procedures, recent changes, as a Markdown list inside the startup budget.
+        Call it once per task; give `task` as one sentence on what the user wants."""
+        params = _params(
+            p.ContextParams, {"input": task, "mode": "startup", "sessionId": memory.session_id}
+        )
+        return await call(ctx, lambda engine: _answer(chat.context(engine, params)))
+
+    @server.tool(name="nous_recall")
+    async def nous_recall(
+        ctx: Context[Any, Any],
+        query: str,
+        kinds: list[str] | None = None,
+        budget: int | None = None,
+    ) -> str:
+        """Search this project's memory for a focused question: ranked decisions, conventions,
+        procedures, facts and past fixes with their ids, inside `budget` tokens (default: the
+        recall budget). Recalls per session are limited: ask precise questions. `kinds` restricts
+        to e.g. ["decision", "convention"]."""
+        params = _params(
+            p.RecallParams,
+            {"query": query, "kinds": kinds, "budget": budget, "sessionId": memory.session_id},
+        )
+        return await call(ctx, lambda engine: _answer(chat.recall(engine, params)))
+
+    @server.tool(name="nous_remember")
+    async def nous_remember(
+        ctx: Context[Any, Any],
+        kind: str,
+        content: str,
+        scope: str | None = None,
+        tags: list[str] | None = None,
+    ) -> str:
+        """Store one durable memory about this project: a decision, convention, constraint,
+        procedure, fact, preference, correction or note, written as a self-contained sentence.
+        `scope`: project (default), language or universal. Secrets are redacted before storage.
+        The same text again confirms the existing memory."""
+        params = _params(
+            p.RememberParams,
+            {"kind": kind, "content": content, "scope": scope, "tags": tags, "source": "mcp"},
+        )
+
+        def work(engine: Engine) -> str:
+            result = engine.remember(Draft.of(params))
+            redacted = [r.kind for r in result.redactions]
+            return (
+                f"{result.status} {result.memory.id} [{result.memory.status}] "
+                f"in {result.memory.scope}"
+                + (f" (redacted: {', '.join(redacted)})" if redacted else "")
+            )
+
+        return await call(ctx, work)
+
+    @server.tool(name="nous_forget")
+    async def nous_forget(ctx: Context[Any, Any], id: str) -> str:
+        """Retire a memory of this project by its id (it stays in the database, inactive)."""
+        params = _params(p.ForgetParams, {"id": id})
+
+        def work(engine: Engine) -> str:
+            memory_now = engine.forget(params.id)
+            return f"{memory_now.status} {memory_now.id}"
+
+        return await call(ctx, work)
+
+    return server

@@ -1,0 +1,38 @@
+"""Chat turns as episodes (SPEC §10): a turn's session and its index in the session live in its
+source, `chat:<session>#<index>`, so retrieval can score a turn together with its neighbours
+(evidence in a conversation clusters) and a session can be forgotten whole."""
+
+from __future__ import annotations
+
+from nous.memory.model import Draft
+
+PREFIX = "chat:"
+TAG = "chat"
+
+
+def source(session: str, index: int) -> str:
+    """The source of turn `index` of `session` (`#` cannot occur in a session id)."""
+    if not session or "#" in session:
+        raise ValueError(f"a session id is non-empty and has no '#': {session!r}")
+    return f"{PREFIX}{session}#{index}"
+
+
+def position(source_: str) -> tuple[str, int] | None:
+    """(session, index) of a chat turn's source, None for any other source."""
+    if not source_.startswith(PREFIX):
+        return None
+    session, sep, index = source_[len(PREFIX) :].rpartition("#")
+    if not sep or not session or not index.lstrip("-").isdigit():
+        return None
+    return session, int(index)
+
+
+def draft(
+    session: str, index: int, content: str, scope: str | None = None, tags: list[str] | None = None
+) -> Draft:
+    """The episode a chat turn is remembered as (the capture path: every writer of turns uses
+    it, the LoCoMo harness included)."""
+    return Draft(
+        kind="episode", content=content, scope=scope, source=source(session, index),
+        tags=[TAG, *(tags or [])],
+    )  # fmt: skip
