@@ -219,6 +219,7 @@ class Engine:
             "dimension": store.dimension,
             "encoding": store.counter.name,
             "task": self.task,
+            "capture": self.settings.capture,
             "indexState": self.index_state,
             "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
             "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),

@@ -15,6 +15,8 @@ NOUS_CONTEXT = "nous/context"
 NOUS_RECALL = "nous/recall"
 NOUS_REMEMBER = "nous/remember"
 NOUS_FEEDBACK = "nous/feedback"
+NOUS_TURN = "nous/turn"
+NOUS_FORGET_SESSION = "nous/forgetSession"
 NOUS_EXPAND = "nous/expand"
 NOUS_FORGET = "nous/forget"
 NOUS_SUPERSEDE = "nous/supersede"
@@ -82,6 +84,36 @@ class RememberParams(Params):
 class FeedbackParams(Params):
     session_id: str = Field(min_length=1, max_length=200)
     response: str = Field(max_length=MAX_TEXT)
+
+
+class TurnParams(Params):
+    """One chat turn to keep (SPEC §10): who said it, what, and where in the session."""
+
+    session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^#]+$")
+    role: Literal["user", "assistant"]
+    text: str = Field(max_length=MAX_TEXT)
+    index: int | None = Field(default=None, ge=0, le=1_000_000)
+    """The turn's place in the session; by default the one after the last kept."""
+
+
+class TurnResult(Wire):
+    session_id: str
+    stored: bool
+    """False when capture is off or the turn is small talk or empty."""
+    id: str | None = None
+    index: int | None = None
+    notes: list[dict[str, str]] = Field(default_factory=list)
+    """The session notes drawn from the turn: {id, tag, text}."""
+
+
+class SessionParams(Params):
+    session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^#]+$")
+
+
+class ForgetSessionResult(Wire):
+    session_id: str
+    forgotten: int
+    """Turns and notes of the session removed for good."""
 
 
 class IdParams(Params):

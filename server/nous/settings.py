@@ -39,6 +39,9 @@ class Settings(BaseModel):
     """Harvest instruction files, ADRs, procedures and git history when the daemon starts."""
     watch: bool = True
     """Watch the workspace for changes (re-harvest, code-anchor checks)."""
+    capture: bool = True
+    """Keep each chat turn the daemon sees as an episode and draw session notes from it
+    (SPEC §10); off, nothing of a chat is stored."""
 
     @field_validator("encoding")
     @classmethod

@@ -7,11 +7,11 @@ the benchmark call the same functions."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
+from nous.context import capture, pipeline
 from nous.context import config as configs
 from nous.context import frame as frames
-from nous.context import pipeline
 from nous.context import session as sessions
 from nous.context.config import Config
 from nous.memory.embedder import Vector
@@ -26,6 +26,7 @@ from nous.protocol import (
     Item,
     RecallParams,
     SessionUse,
+    TurnParams,
 )
 from nous.settings import Settings
 
@@ -84,7 +85,17 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
     )  # fmt: skip
     result.refresh = refresh
     topic = vector if params.session_id else None
-    return _finish(store, session, result, params.mode == "startup", bool(note), topic)
+    answer = _finish(store, session, result, params.mode == "startup", bool(note), topic)
+    if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
+        _keep(folder, params.session_id, "user", params.input)
+    return answer
+
+
+def _keep(
+    folder: Folder, session_id: str | None, role: Literal["user", "assistant"], text: str
+) -> None:
+    if session_id and "#" not in session_id and text.strip():
+        capture.turn(folder, TurnParams(session_id=session_id, role=role, text=text))
 
 
 def recall(folder: Folder, params: RecallParams) -> ContextResult:
@@ -169,7 +180,9 @@ def _finish(
 def feedback(folder: Folder, params: FeedbackParams) -> FeedbackResult:
     """`nous/feedback`: judge what this session injected against the assistant's reply."""
     session = _session(folder, params.session_id)
-    return sessions.feedback(folder.store, folder.config, session, params.response)
+    judged = sessions.feedback(folder.store, folder.config, session, params.response)
+    _keep(folder, params.session_id, "assistant", params.response)  # the reply is a turn too
+    return judged
 
 
 def expand(folder: Folder, memory_id: str, session_id: str | None) -> tuple[Memory, SessionUse]:

@@ -76,8 +76,11 @@ def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[s
     return store.always_on(scopes, limit)
 
 
-def _bypasses_gate(memory: Memory) -> bool:
-    return memory.pinned or memory.status == "escalated"
+def _bypasses_gate(memory: Memory, mode: str = "turn") -> bool:
+    """Pinned and blocking memories go in whatever the input; at startup so do the session
+    notes (SPEC §3's 800-token slot: where the last session ended, whatever is asked first)."""
+    session_note = mode == "startup" and memory.kind == "note"
+    return memory.pinned or memory.status == "escalated" or session_note
 
 
 RULES_LAYER = "rules"
@@ -217,6 +220,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             unknown = 0.0  # in a small memory most words are absent: that says nothing
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
+            semantic.setdefault(memory_id, 0.0)
+    if req.mode == "startup" and total > 0:  # the session slot: the last sessions' notes
+        for memory_id in store.recent_notes(view.project_scope):
             semantic.setdefault(memory_id, 0.0)
     if semantic:
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
@@ -399,7 +405,7 @@ def _filter(
         floor = _floor(config, req, m, unknown, top, history)
         if items.document_of(m) in leading:
             floor = min(floor, config.gate.sibling)
-        if not _bypasses_gate(m) and c.terms.get("relevance", 0.0) < floor:
+        if not _bypasses_gate(m, req.mode) and c.terms.get("relevance", 0.0) < floor:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
         # With no input there is nothing to be relevant to: the priors alone choose (a chat that

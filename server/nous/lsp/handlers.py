@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from nous import protocol as p
-from nous.context import chat
+from nous.context import capture, chat
 from nous.engine import Engine
 from nous.memory.model import Draft, Memory
 
@@ -50,6 +50,14 @@ def feedback(engine: Engine, params: p.FeedbackParams) -> dict[str, Any]:
     return _dump(chat.feedback(engine, params))
 
 
+def turn(engine: Engine, params: p.TurnParams) -> dict[str, Any]:
+    return _dump(capture.turn(engine, params))
+
+
+def forget_session(engine: Engine, params: p.SessionParams) -> dict[str, Any]:
+    return _dump(capture.forget_session(engine, params.session_id))
+
+
 def expand(engine: Engine, params: p.ExpandParams) -> dict[str, Any]:
     memory, session = chat.expand(engine, params.id, params.session_id)
     return {"memory": _record(memory), "session": _dump(session)}
@@ -77,6 +85,8 @@ METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_RECALL: (p.RecallParams, recall),
     p.NOUS_REMEMBER: (p.RememberParams, remember),
     p.NOUS_FEEDBACK: (p.FeedbackParams, feedback),
+    p.NOUS_TURN: (p.TurnParams, turn),
+    p.NOUS_FORGET_SESSION: (p.SessionParams, forget_session),
     p.NOUS_EXPAND: (p.ExpandParams, expand),
     p.NOUS_FORGET: (p.ForgetParams, forget),
     p.NOUS_SUPERSEDE: (p.SupersedeParams, supersede),

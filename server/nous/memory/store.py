@@ -481,7 +481,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             for memory_id, source in self._conn.execute(
-                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND source LIKE 'chat:%'",
+                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND kind = 'episode' "
+                "AND source LIKE 'chat:%'",
                 chunk,
             ):
                 at = turns.position(source)
@@ -502,13 +503,34 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             chunk = sources[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for near_id, source in self._conn.execute(
-                f"SELECT id, source FROM memories WHERE source IN ({marks}) AND {where}",
+                f"SELECT id, source FROM memories WHERE source IN ({marks}) AND kind = 'episode' "
+                f"AND {where}",
                 (*chunk, *extra),
             ):
                 for memory_id, distance in wanted[source]:
                     if near_id != memory_id:
                         out.setdefault(memory_id, []).append((near_id, distance))
         return out
+
+    def session_rows(self, session: str, scope: str) -> list[tuple[str, str, str]]:
+        """(id, kind, source) of what a chat session left in `scope`: its turns and the notes
+        drawn from them (sources `chat:<session>#<index>`), live or not."""
+        prefix = turns.source(session, 0)[:-1]  # "chat:<session>#"
+        rows = self._conn.execute(
+            "SELECT id, kind, source FROM memories WHERE source >= ? AND source < ? AND scope = ?",
+            (prefix, prefix + "\U0010ffff", scope),
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def recent_notes(self, scope: str, limit: int = 30) -> list[str]:
+        """Ids of the live session notes (kind `note`) in `scope`, newest first."""
+        rows = self._conn.execute(
+            "SELECT id FROM memories WHERE scope = ? AND kind = 'note' "
+            "AND status NOT IN ('inactive', 'retired', 'superseded') "
+            "ORDER BY created_at DESC, seq DESC LIMIT ?",
+            (scope, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
 
     def always_on(self, scopes: Sequence[str], limit: int = 40) -> list[str]:
         """Ids of live pinned memories and escalated (blocking) constraints in `scopes`."""

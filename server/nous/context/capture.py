@@ -1,0 +1,97 @@
+"""Session continuity, the write side (SPEC §10): each chat turn the daemon sees is kept as an
+episode of its session (`memory.turns`: session id and index in the source), redacted by the
+store like every write, in the project's scope; the session notes drawn from it (`notes`) are
+kept beside it, and a later note on the same topic supersedes an earlier one. With capture off
+nothing is stored. A session can be forgotten whole."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from nous.context import intent as intents
+from nous.context import notes
+from nous.memory import turns
+from nous.memory.model import Draft
+from nous.memory.store import MemoryStore
+from nous.protocol import ForgetSessionResult, TurnParams, TurnResult
+from nous.settings import Settings
+
+SAME_TOPIC = 0.8
+"""Cosine at which a new session note supersedes an older one of the project ("next: add the
+parser tests" → "I've added the parser tests")."""
+MIN_WORDS = 3
+"""A turn shorter than this ("ok", "thanks!") is not kept."""
+
+
+class Folder(Protocol):
+    settings: Settings
+
+    @property
+    def store(self) -> MemoryStore: ...
+    def resolve_scope(self, scope: str | None) -> str: ...
+
+
+def turn(folder: Folder, params: TurnParams) -> TurnResult:
+    """Keep one turn and the notes it holds; `stored` is False when capture is off or the turn
+    is empty, too short or small talk."""
+    text = params.text.strip()
+    skipped = TurnResult(session_id=params.session_id, stored=False)
+    if not folder.settings.capture or len(text.split()) < MIN_WORDS:
+        return skipped
+    if intents.signals(text).greeting:
+        return skipped
+    store = folder.store
+    scope = folder.resolve_scope(None)  # the project's scope
+    index = params.index
+    if index is None:
+        index = _next_index(store, params.session_id, scope)
+    speaker = "User" if params.role == "user" else "Assistant"
+    kept = store.remember(
+        turns.draft(params.session_id, index, f"{speaker}: {text}", scope=scope,
+                    tags=[f"role:{params.role}"])
+    )  # fmt: skip
+    drawn: list[dict[str, str]] = []
+    for note in notes.draw(text):
+        written = store.remember(
+            Draft(kind="note", content=note.text, scope=scope, tags=[note.tag, turns.TAG],
+                  source=turns.source(params.session_id, index))
+        )  # fmt: skip
+        if written.status == "created":
+            _supersede_older(store, written.memory.id, scope)
+        drawn.append({"id": written.memory.id, "tag": note.tag, "text": written.memory.content})
+    return TurnResult(
+        session_id=params.session_id, stored=True, id=kept.memory.id, index=index, notes=drawn
+    )
+
+
+def forget_session(folder: Folder, session_id: str) -> ForgetSessionResult:
+    """Remove a session's turns and notes for good (this project's only)."""
+    store = folder.store
+    rows = store.session_rows(session_id, folder.resolve_scope(None))
+    for memory_id, _, _ in rows:
+        store.forget(memory_id, purge=True)
+    return ForgetSessionResult(session_id=session_id, forgotten=len(rows))
+
+
+def _next_index(store: MemoryStore, session: str, scope: str) -> int:
+    kept = [
+        at[1]
+        for _, kind, source in store.session_rows(session, scope)
+        if kind == "episode" and (at := turns.position(source)) is not None
+    ]
+    return max(kept, default=-1) + 1
+
+
+def _supersede_older(store: MemoryStore, note_id: str, scope: str) -> None:
+    """An older live note of the project on the same topic is superseded by this one."""
+    new = store.get(note_id)
+    vector = store.vectors([note_id]).get(note_id)
+    if vector is None:
+        return
+    for other_id, cosine in store.vector_search(vector, 6, [scope]):
+        if other_id == note_id or cosine < SAME_TOPIC:
+            continue
+        other = store.get(other_id)
+        live = other.status not in ("superseded", "inactive", "retired")
+        if other.kind == "note" and live and other.created_at <= new.created_at:
+            store.supersede(other_id, note_id)

@@ -1,0 +1,121 @@
+"""Session continuity through a real `nous serve` (SPEC §10): chat turns become episodes of
+their session, session notes are drawn from them and the next session's startup carries them;
+capture off stores nothing; a session is forgotten whole; isolated per project."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from pygls.exceptions import JsonRpcInvalidParams
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
+from tests.e2e.test_methods import as_dict, call
+
+BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-sessions-"))
+SHOP = make_workspace(BASE, "shop")
+OTHER = make_workspace(BASE, "other")
+
+
+async def _start(client: LanguageClient, *folders: Path, options: dict[str, object]) -> None:
+    indexed = client.protocol.wait_for_notification_async("nous/indexed")
+    await client.initialize_session(init_params(*folders, options=options))
+    await asyncio.wait_for(indexed, 60)
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=SERVE, server_env=server_env(BASE / "memory.db")),
+)
+async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    await _start(lsp_client, SHOP, OTHER, options={})
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+def items(result: Any) -> list[dict[str, Any]]:
+    return [i for s in as_dict(result)["sections"] for i in s["items"]]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_decision_and_a_next_step_in_session_a_open_session_b(
+    client: LanguageClient,
+) -> None:
+    user = "We decided to keep SQLite for the local store and add a PostgreSQL team store later."
+    turn = await call(client, "nous/context", {"input": user, "mode": "turn", "sessionId": "a-1"})
+    assert as_dict(turn)["session"]["id"] == "a-1"
+    reply = ("Agreed. I've added the store interface. Next step: write the pgserver tests for "
+             "the team store.")  # fmt: skip
+    await call(client, "nous/feedback", {"sessionId": "a-1", "response": reply})
+
+    startup = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "b-1"})  # fmt: skip
+    notes = {i["text"] for i in items(startup) if i["kind"] == "note"}
+    assert any("keep SQLite for the local store" in n for n in notes), notes
+    assert any("pgserver tests for the team store" in n for n in notes), notes
+    assert "keep SQLite for the local store" in as_dict(startup)["text"]
+
+    # another project's session starts without them
+    elsewhere = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "o-1",
+                                                    "activeFile": (OTHER / "main.py").as_uri()})  # fmt: skip
+    assert as_dict(elsewhere)["text"] and "SQLite" not in as_dict(elsewhere)["text"]
+    assert not [i for i in items(elsewhere) if i["kind"] == "note"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_turns_keep_their_order_and_notes_their_turn(client: LanguageClient) -> None:
+    first = as_dict(await call(client, "nous/turn", {"sessionId": "c-1", "role": "user",
+                                                     "text": "The release build is blocked by the missing signing key."}))  # fmt: skip
+    second = as_dict(await call(client, "nous/turn", {"sessionId": "c-1", "role": "assistant",
+                                                      "text": "Then the next step is to ask ops for the key."}))  # fmt: skip
+    assert first["stored"] and second["stored"]
+    assert (first["index"], second["index"]) == (0, 1)
+    assert [n["tag"] for n in first["notes"]] == ["block"]
+    assert [n["tag"] for n in second["notes"]] == ["next"]
+    small = as_dict(await call(client, "nous/turn", {"sessionId": "c-1", "role": "user", "text": "thanks!"}))  # fmt: skip
+    assert small["stored"] is False
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_secret_in_a_turn_is_redacted_before_storage(client: LanguageClient) -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    kept = as_dict(await call(client, "nous/turn", {"sessionId": "d-1", "role": "user",
+                                                    "text": f"We decided to use the deploy token {token} for CI."}))  # fmt: skip
+    expanded = as_dict(await call(client, "nous/expand", {"id": kept["id"]}))
+    assert token not in expanded["memory"]["content"]
+    note = as_dict(await call(client, "nous/expand", {"id": kept["notes"][0]["id"]}))
+    assert token not in note["memory"]["content"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_session_is_forgotten_whole(client: LanguageClient) -> None:
+    kept = as_dict(await call(client, "nous/turn", {"sessionId": "e-1", "role": "user",
+                                                    "text": "We decided to rename the billing module to invoices."}))  # fmt: skip
+    await call(client, "nous/turn", {"sessionId": "e-1", "role": "assistant",
+                                      "text": "I've renamed the billing module to invoices."})  # fmt: skip
+    gone = as_dict(await call(client, "nous/forgetSession", {"sessionId": "e-1"}))
+    assert gone["forgotten"] >= 4  # two turns, a decision note and an impl note
+    for memory_id in [kept["id"], kept["notes"][0]["id"]]:
+        with pytest.raises(Exception, match="no memory with id"):
+            await call(client, "nous/expand", {"id": memory_id})
+    startup = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "e-2"})  # fmt: skip
+    assert "invoices" not in as_dict(startup)["text"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [({"sessionId": "x", "role": "robot", "text": "hello there friend"}, "role"),
+     ({"sessionId": "a#b", "role": "user", "text": "hello there friend"}, "sessionId"),
+     ({"sessionId": "x", "role": "user", "text": 5}, "text")],
+)  # fmt: skip
+async def test_bad_turn_params_name_the_field(
+    client: LanguageClient, params: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(JsonRpcInvalidParams, match=field):
+        await call(client, "nous/turn", params)

@@ -1,0 +1,58 @@
+"""The capture use case over a real store and the real model: turns get their session index,
+notes their turn's source, and a later note on the same topic supersedes an earlier one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nous.context import capture
+from nous.memory import turns
+from nous.memory.store import MemoryStore
+from nous.protocol import TurnParams
+from nous.settings import Settings
+
+
+@dataclass
+class Folder:
+    store: MemoryStore
+    settings: Settings = field(default_factory=Settings)
+
+    def resolve_scope(self, scope: str | None) -> str:
+        return "project:shop"
+
+
+def said(folder: Folder, session: str, text: str, role: str = "user") -> capture.TurnResult:
+    return capture.turn(folder, TurnParams(session_id=session, role=role, text=text))  # type: ignore[arg-type]
+
+
+def test_turns_are_numbered_per_session_and_notes_point_at_their_turn(
+    real_store: MemoryStore,
+) -> None:
+    folder = Folder(real_store)
+    a0 = said(folder, "a", "Let's go with the int8 model for the daemon.")
+    b0 = said(folder, "b", "The nightly job keeps failing on the mirror.")
+    a1 = said(folder, "a", "Sounds good, I will measure it later today.", "assistant")
+    assert (a0.index, b0.index, a1.index) == (0, 0, 1)
+    note = real_store.get(a0.notes[0]["id"])
+    assert note.kind == "note" and "dec" in note.tags
+    assert turns.position(note.source) == ("a", 0)
+    episode = real_store.get(a1.id or "")
+    assert episode.kind == "episode" and episode.content.startswith("Assistant: ")
+    assert episode.scope == "project:shop"
+
+
+def test_a_later_note_on_the_same_topic_supersedes_the_earlier_one(real_store: MemoryStore) -> None:
+    folder = Folder(real_store)
+    first = said(folder, "s1", "Next step: add the parser tests for nested lists.")
+    other = said(folder, "s1", "We decided to keep the release on Fridays.")
+    done = said(folder, "s2", "I've added the parser tests for nested lists.", "assistant")
+    old = real_store.get(first.notes[0]["id"])
+    assert old.status == "superseded" and old.superseded_by == done.notes[0]["id"]
+    assert real_store.get(other.notes[0]["id"]).status != "superseded"  # another topic stays
+
+
+def test_capture_off_or_small_talk_stores_nothing(real_store: MemoryStore) -> None:
+    quiet = Folder(real_store, Settings(capture=False))
+    assert said(quiet, "q", "We decided to keep SQLite for the store.").stored is False
+    assert said(Folder(real_store), "q", "hey, good morning!").stored is False
+    assert real_store.memory_count() == 0
