@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -53,6 +54,9 @@ class Engine:
         self.index_state = "pending"
         """`pending`, `indexing` or `ready`: set by the daemon around the startup harvest."""
         self.last_session: str | None = None
+        self.later: Callable[[Callable[[], object]], object] = _now
+        """Runs work that need not hold up an answer (keeping a chat turn): at once here; the
+        daemon queues it on the store thread behind the answer it follows."""
         self._embedder = embedder
         self.config: Config
         self.config, self.problems = configs.load(self.workspace)
@@ -224,6 +228,10 @@ class Engine:
             "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
             "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),
         }
+
+
+def _now(work: Callable[[], object]) -> object:
+    return work()
 
 
 def uri_to_path(uri: str) -> Path:

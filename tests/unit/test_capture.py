@@ -37,7 +37,7 @@ def test_turns_are_numbered_per_session_and_notes_point_at_their_turn(
     assert note.kind == "note" and "dec" in note.tags
     assert turns.position(note.source) == ("a", 0)
     episode = real_store.get(a1.id or "")
-    assert episode.kind == "episode" and episode.content.startswith("Assistant: ")
+    assert episode.kind == "episode" and "role:assistant" in episode.tags
     assert episode.scope == "project:shop"
 
 

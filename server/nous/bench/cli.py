@@ -251,7 +251,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
                 f"{size:,}: built ({built.bulk_seconds:.1f} s bulk, "
                 f"{built.write_per_s:.1f} writes/s); warm requests"
             )
-            engine = Engine(Settings(db=db, **overrides), ws, embedder=real)
+            # The warm figures time the answer; the daemon keeps a chat turn after it has
+            # answered (Engine.later), so turns are not kept here and the memory set stays put.
+            engine = Engine(Settings(db=db, capture=False, **overrides), ws, embedder=real)
             try:
                 warm = measure.warm(engine, turns, files, recalls)
                 rendered = warm.pop("_rendered")

@@ -11,6 +11,7 @@ from typing import Protocol
 from nous.context import intent as intents
 from nous.context import notes
 from nous.memory import turns
+from nous.memory.embedder import Vector
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import ForgetSessionResult, TurnParams, TurnResult
@@ -31,9 +32,10 @@ class Folder(Protocol):
     def resolve_scope(self, scope: str | None) -> str: ...
 
 
-def turn(folder: Folder, params: TurnParams) -> TurnResult:
+def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> TurnResult:
     """Keep one turn and the notes it holds; `stored` is False when capture is off or the turn
-    is empty, too short or small talk."""
+    is empty, too short or small talk. `vector` is the text's embedding when the caller has it
+    (a `nous/context` turn embedded its input already: it is not embedded twice)."""
     text = params.text.strip()
     skipped = TurnResult(session_id=params.session_id, stored=False)
     if not folder.settings.capture or len(text.split()) < MIN_WORDS:
@@ -45,15 +47,15 @@ def turn(folder: Folder, params: TurnParams) -> TurnResult:
     index = params.index
     if index is None:
         index = _next_index(store, params.session_id, scope)
-    speaker = "User" if params.role == "user" else "Assistant"
     kept = store.remember(
-        turns.draft(params.session_id, index, f"{speaker}: {text}", scope=scope,
-                    tags=[f"role:{params.role}"])
-    )  # fmt: skip
+        turns.draft(params.session_id, index, text, scope=scope, tags=[f"role:{params.role}"]),
+        (text, vector) if vector is not None else None,
+    )
     drawn: list[dict[str, str]] = []
     for note in notes.draw(text):
         written = store.remember(
-            Draft(kind="note", content=note.text, scope=scope, tags=[note.tag, turns.TAG],
+            Draft(kind="note", content=f"{note.tag}: {note.text}", scope=scope,
+                  tags=[note.tag, turns.TAG],
                   source=turns.source(params.session_id, index))
         )  # fmt: skip
         if written.status == "created":

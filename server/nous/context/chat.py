@@ -6,7 +6,7 @@ the benchmark call the same functions."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from nous.context import capture, pipeline
@@ -37,6 +37,7 @@ class Folder(Protocol):
     settings: Settings
     config: Config
     last_session: str | None
+    later: Callable[[Callable[[], object]], object]
 
     @property
     def store(self) -> MemoryStore: ...
@@ -87,15 +88,17 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
     topic = vector if params.session_id else None
     answer = _finish(store, session, result, params.mode == "startup", bool(note), topic)
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
-        _keep(folder, params.session_id, "user", params.input)
+        _keep(folder, params.session_id, "user", text, vector)
     return answer
 
 
 def _keep(
-    folder: Folder, session_id: str | None, role: Literal["user", "assistant"], text: str
-) -> None:
+    folder: Folder, session_id: str | None, role: Literal["user", "assistant"], text: str,
+    vector: Vector | None = None,
+) -> None:  # fmt: skip
     if session_id and "#" not in session_id and text.strip():
-        capture.turn(folder, TurnParams(session_id=session_id, role=role, text=text))
+        params = TurnParams(session_id=session_id, role=role, text=text)
+        folder.later(lambda: capture.turn(folder, params, vector))
 
 
 def recall(folder: Folder, params: RecallParams) -> ContextResult:

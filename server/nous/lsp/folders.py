@@ -59,10 +59,23 @@ class Folders:
         if folder not in self.engines:
             self.engines[folder] = Engine(self.settings, folder)
             self.engines[folder].index_state = "ready" if self.indexed.is_set() else "indexing"
+            self.engines[folder].later = self._later
         engine = self.engines[folder]
         if active_file:
             engine.active_file = engine.relative(active_file)
         return engine
+
+    def _later(self, work: Callable[[], object]) -> object:
+        """Queue `work` on the store thread: it runs once the request in hand has returned its
+        answer (one worker: nothing runs beside it), and a failure is logged, never lost."""
+
+        def run() -> None:
+            try:
+                work()
+            except Exception:
+                log.exception("deferred work failed")
+
+        return self.worker.submit(run)
 
     def index(self, stopping: Callable[[], bool]) -> dict[str, Any]:
         """Startup work off the request path: warm the model, harvest each folder on a store

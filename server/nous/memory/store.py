@@ -217,19 +217,27 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             redactions=found,
         )
 
-    def remember(self, draft: Draft) -> WriteResult:
-        """Store one memory, or confirm the existing one with the same text in the same scope."""
-        return self.remember_many([draft])[0]
+    def remember(self, draft: Draft, embedded: tuple[str, Vector] | None = None) -> WriteResult:
+        """Store one memory, or confirm the existing one with the same text in the same scope.
+        `embedded` is (text, its vector) the caller already has: used when the stored content
+        is exactly that text (nothing redacted, nothing normalised away)."""
+        return self.remember_many([draft], embedded)[0]
 
-    def remember_many(self, drafts: Sequence[Draft]) -> list[WriteResult]:
+    def remember_many(
+        self, drafts: Sequence[Draft], embedded: tuple[str, Vector] | None = None
+    ) -> list[WriteResult]:
         """Store a batch: embedded together first, then written in one short transaction."""
         prepared = [self._prepare(d) for d in drafts]
         known = self._existing_keys([(p.scope, p.content_hash) for p in prepared])
         todo = [p for p in prepared if (p.scope, p.content_hash) not in known]
-        vectors = dict(
+        vectors: dict[int, Vector] = {}
+        if embedded is not None:
+            vectors = {id(p): embedded[1] for p in todo if p.content == embedded[0]}
+        rest = [p for p in todo if id(p) not in vectors]
+        vectors.update(
             zip(
-                [id(p) for p in todo],
-                self._embedder.embed_many([p.content for p in todo]),
+                [id(p) for p in rest],
+                self._embedder.embed_many([p.content for p in rest]),
                 strict=True,
             )
         )
