@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from nous import browsing
 from nous import protocol as p
 from nous.engine import Engine
 from nous.memory.model import Draft
@@ -80,6 +81,14 @@ def status(engine: Engine, params: StatusParams) -> dict[str, Any]:
     return engine.status()
 
 
+def list_memories(engine: Engine, params: p.ListParams) -> dict[str, Any]:
+    return browsing.list_memories(engine, params).model_dump(mode="json", by_alias=True)
+
+
+def update(engine: Engine, params: p.UpdateParams) -> dict[str, Any]:
+    return browsing.update(engine, params).model_dump(mode="json", by_alias=True)
+
+
 Handler = Callable[[Engine, Any], dict[str, Any]]
 METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_CONTEXT: (p.ContextParams, context),
@@ -91,6 +100,8 @@ METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_SUPERSEDE: (p.SupersedeParams, supersede),
     p.NOUS_OUTCOME: (p.OutcomeParams, outcome),
     p.NOUS_STATUS: (StatusParams, status),
+    p.NOUS_LIST: (p.ListParams, list_memories),
+    p.NOUS_UPDATE: (p.UpdateParams, update),
 }
-PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS})
+PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS, p.NOUS_LIST})
 INJECTING = frozenset({p.NOUS_CONTEXT, p.NOUS_RECALL, p.NOUS_EXPAND})
