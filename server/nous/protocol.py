@@ -304,6 +304,8 @@ class ListedMemory(Wire):
     reviewed: bool
     excluded: bool
     """Its state keeps it out of context by default (forgotten, retired)."""
+    next_statuses: list[str] = Field(default_factory=list)
+    """The states its kind's lifecycle allows from here (what `nous/update` `status` accepts)."""
     injected: int = 0
     referenced: int = 0
     last_injected_at: str | None = None
