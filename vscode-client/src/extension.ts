@@ -2,6 +2,7 @@
  * language-model tools and the commands; restarts the daemon when a `nous.*` setting changes. */
 
 import * as vscode from "vscode";
+import { MemoryBrowser } from "./browser";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
 import { registerParticipant } from "./participant";
@@ -16,6 +17,7 @@ export interface NousApi {
   lastBudget(): BudgetNotification | undefined;
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
+  memoryBrowser(): ReturnType<MemoryBrowser["snapshot"]>;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NousApi> {
@@ -25,7 +27,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const statusBar = new StatusBar(state, () =>
     vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
   );
-  context.subscriptions.push(output, daemon, state, statusBar);
+  const browser = new MemoryBrowser(daemon);
+  context.subscriptions.push(output, daemon, state, statusBar, browser);
 
   const refreshWorkspace = async (): Promise<void> => {
     try {
@@ -41,9 +44,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     daemon.onRunning((running) => {
       statusBar.setDaemon(running ? "running" : "stopped");
       if (running) void refreshWorkspace();
+      if (running) void browser.refresh();
     }),
     daemon.onBudget((budget) => state.setBudget(budget)),
     daemon.onIndexed(() => void refreshWorkspace()),
+    daemon.onIndexed(() => void browser.refresh()),
+    daemon.onBudget(() => void browser.refresh()),
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       if (editor && editor.document.uri.scheme === "file") state.setWorkspace({ language: editor.document.languageId });
     }),
@@ -63,6 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     lastBudget: () => state.lastBudget,
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
+    memoryBrowser: () => browser.snapshot(),
   };
 }
 

@@ -5,7 +5,8 @@
 
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
-import { parseRemember, renderManifest, sourceFiles, summaryLine, shortId } from "./manifest";
+import { linkIds } from "./browserModel";
+import { items as manifestItems, parseRemember, renderManifest, sourceFiles, summaryLine, shortId } from "./manifest";
 import {
   NOUS_CONTEXT,
   NOUS_FEEDBACK,
@@ -282,5 +283,11 @@ async function showContext(
   });
   state.setManifest(prompt.trim(), result);
   showReferences(stream, result);
-  stream.markdown(renderManifest(result, prompt.trim()));
+  const manifest = new vscode.MarkdownString(linkIds(renderManifest(result, prompt.trim()), manifestIds(result)));
+  manifest.isTrusted = { enabledCommands: ["nous.showMemory"] };
+  stream.markdown(manifest);
+}
+
+function manifestIds(result: ContextResult): string[] {
+  return [...manifestItems(result).map((i) => i.id), ...result.dropped.map((d) => d.id)];
 }
