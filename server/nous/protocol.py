@@ -218,6 +218,7 @@ class ListParams(Params):
     scope: str | None = Field(default=None, max_length=300)
     """`project`, `language`, `language:<id>`, `universal` or this project's full scope."""
     statuses: list[str] | None = Field(default=None, max_length=50)
+    """Without it, forgotten (`inactive`) memories are left out; ask for `inactive` to see them."""
     source_types: list[SourceType] | None = Field(default=None, max_length=4)
     since: str | None = Field(default=None, max_length=40)
     """Captured (created) at or after this ISO-8601 time, e.g. `2026-01-31` or

@@ -286,13 +286,14 @@ async def test_bad_params_are_invalid_params_naming_the_field(
 
 
 @pytest.mark.asyncio(loop_scope="module")
-async def test_forgotten_stays_listed_as_excluded_and_leaves_recall(
+async def test_forgotten_leaves_the_list_and_recall_unless_asked_for(
     client: LanguageClient, ids: dict[str, str]
 ) -> None:
     proc = ids[SHOP_TEXTS[3][1]]
     await call(client, "nous/forget", {"id": proc})
     record = (await listing(client, ids=[proc]))["items"][0]
     assert record["status"] == "inactive" and record["excluded"]
+    assert proc not in [m["id"] for m in (await listing(client, limit=500))["items"]]
     assert proc in [m["id"] for m in (await listing(client, statuses=["inactive"]))["items"]]
     recalled = await call(client, "nous/recall", {"query": "how do we release and tag?"})
     assert "push the tag" not in recalled["text"]

@@ -5,6 +5,7 @@ history and lifecycle transitions. Read-only; edits go through `MemoryStore.edit
 Source types come from the `source` field: `file:<path>#<anchor>` is a harvested file,
 `git:<sha>` a commit, `chat` or `chat:<session>` what chat captured, anything else manual. The
 review queue is what chat captured, not reviewed yet (no `reviewed` tag), and not forgotten.
+Forgotten (`inactive`) memories are listed only when a status filter or an id asks for them.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ def _where(filters: Filters) -> tuple[str, list[Any], str | None]:
         if values:
             clauses.append(f"m.{column} IN ({','.join('?' * len(values))})")
             args += [v.strip().lower() for v in values]
+    if not filters.statuses and filters.ids is None:
+        clauses.append(f"m.status != '{lifecycle.INACTIVE}'")  # forgotten: only when asked for
     if filters.scope:
         clauses.append("m.scope = ?")
         args.append(filters.scope)
