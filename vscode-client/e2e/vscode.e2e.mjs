@@ -372,6 +372,19 @@ function memoryRow(text) {
   return pane("Memories").locator(".monaco-list-row", { hasText: text }).first();
 }
 
+async function retrying(title) {
+  try {
+    await runCommand(title);
+  } catch (err) {
+    log(`${title}: ${err.message.split("\n")[0]}; retrying after Escape`);
+    await page.screenshot({ path: join(OUT, `retry-${title.replace(/\W+/g, "-")}.png`) }).catch(() => {});
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(1000);
+    await runCommand(title);
+  }
+}
+
 const RELEASE_NOW = "To release: run scripts/release.sh with the new version number; it tags vX.Y.Z and pushes the tag.";
 
 test("the memory browser lists memories with kind, status, source and use; filters narrow it", async () => {
@@ -464,17 +477,29 @@ test("a memory opens as a record; its edit is re-embedded and the next @nous ans
 test("forgetting from the row's context menu takes the memory out of the list", async () => {
   await page.keyboard.press("Escape");
   rmSync(join(OUT, "layout.json"), { force: true });
-  await runCommand("Nous E2E: Hide Secondary Side Bar");
+  await retrying("Nous E2E: Hide Secondary Side Bar");
   await readJson("layout.json", 30_000);
-  await runCommand("Nous: Open Memory Browser");
-  await runCommand("Nous: Clear Memory Filters");
+  await retrying("Nous: Open Memory Browser");
+  // the view's own title button (shown while filtered)
+  const header = pane("Memories").locator(".pane-header").first();
+  await header.hover();
+  await header.locator(".action-label[aria-label='Clear Memory Filters']").first().click();
+  await until("the filters to clear", async () => !(await browserState()).filters.query, 30_000);
   const row = memoryRow("Memories live in SQLite");
   await row.waitFor({ timeout: SLOW });
   await row.click({ button: "right" });
-  await page.locator(".monaco-menu .action-label", { hasText: "Forget Memory" }).first().click();
-  const dialog = page.locator(".monaco-dialog-box");
-  await dialog.waitFor({ timeout: 20_000 });
-  await dialog.locator(".monaco-button", { hasText: /^Forget$/ }).first().click();
+  const item = page.locator(".monaco-menu .action-label", { hasText: "Forget Memory" }).first();
+  await item.waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(800); // a menu ignores a click that comes right after it opened
+  await page.screenshot({ path: join(OUT, "browser-context-menu.png") });
+  await item.hover();
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: join(OUT, "browser-forget-confirm.png") });
+  const dialog = page.locator(".monaco-dialog-box, [role=dialog]").first();
+  await dialog.waitFor({ state: "attached", timeout: 20_000 });
+  writeFileSync(join(OUT, "forget-dialog.html"), await dialog.evaluate((e) => e.outerHTML).catch((e) => String(e)));
+  await dialog.getByRole("button", { name: "Forget", exact: true }).first().click();
   await until("the row to disappear", async () => (await memoryRow("Memories live in SQLite").count()) === 0, 30_000);
   const after = await browserState();
   const gone = await until("the daemon to list it no more", async () => {

@@ -215,7 +215,10 @@ export class MemoryBrowser implements vscode.Disposable {
       void vscode.window.showWarningMessage(`Nous: no memory ${idOrPrefix} in this project's memory.`);
       return;
     }
+    this.records.delete(memory.id);
     this.records.set(memory.id, memory);
+    // records stay live (refreshed after each change) for the last few opened only
+    for (const old of [...this.records.keys()].slice(0, Math.max(0, this.records.size - 10))) this.records.delete(old);
     const uri = recordUri(memory);
     this.recordChanged.fire(uri);
     const document = await vscode.workspace.openTextDocument(uri);
