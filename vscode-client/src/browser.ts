@@ -328,7 +328,7 @@ export class MemoryBrowser implements vscode.Disposable {
       const verb = purge ? "Purge" : "Forget";
       const detail = purge
         ? "The memory and its usage history are deleted for good."
-        : "It stays in the list as inactive and is never injected again.";
+        : "It leaves the list (filter on the status inactive to see it) and is never injected again.";
       const answer = await vscode.window.showWarningMessage(`${verb} “${rowLabel(m)}”?`, { modal: true, detail }, verb);
       if (answer !== verb) return;
     }
