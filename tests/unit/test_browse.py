@@ -68,6 +68,7 @@ def test_page_keeps_only_this_project_and_the_shared_scopes(store: MemoryStore) 
         ("chat", "chat"),
         ("chat:session-1", "chat"),
         ("manual", "manual"),
+        ("chat-tool", "chat"),
         ("chatbot", "manual"),
     ],
 )
@@ -76,7 +77,7 @@ def test_source_types(source: str, kind: str) -> None:
 
 
 def test_source_filters_agree_with_source_type(store: MemoryStore) -> None:
-    sources = ["file:a.md#x", "git:abc", "chat", "chat:s1", "manual", "chatbot", "cli"]
+    sources = ["file:a.md#x", "git:abc", "chat", "chat:s1", "chat-tool", "manual", "chatbot", "cli"]
     for n, source in enumerate(sources):
         add(store, "fact", f"memory number {n} from {source}", source=source)
     for kind in browse.SOURCE_TYPES:

@@ -525,6 +525,9 @@ test("the review queue holds what chat captured, with a badge; Keep takes it out
   const state = await browserState();
   assert.equal(state.reviewPending, 1, JSON.stringify(state));
   await until("the review badge", async () => /\b1\b/.test(await reviewPane.locator(".pane-header").innerText()));
+  // its record says which chat session captured it
+  await row.click();
+  await page.locator(".monaco-editor .view-lines", { hasText: "Captured from the chat session" }).first().waitFor({ timeout: 30_000 });
   await row.hover();
   await page.waitForTimeout(600);
   await page.screenshot({ path: join(OUT, "browser-review.png") });

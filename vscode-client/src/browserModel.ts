@@ -65,7 +65,7 @@ export type Provenance =
   | { type: "manual"; source: string };
 
 /** Where a memory came from, read from its `source` (`file:<path>#<anchor>`, `git:<sha>`,
- * `chat` / `chat:<session>`, anything else). */
+ * `chat`, `chat:<session>`, `chat-tool`, anything else). */
 export function provenance(source: string): Provenance {
   if (source.startsWith("file:")) {
     const rest = source.slice(5);
@@ -74,6 +74,7 @@ export function provenance(source: string): Provenance {
   }
   if (source.startsWith("git:")) return { type: "commit", sha: source.slice(4) };
   if (source === "chat" || source.startsWith("chat:")) return { type: "chat", session: source.slice(5) };
+  if (source.startsWith("chat-")) return { type: "chat", session: "" }; // chat-tool: an agent's nous_remember
   return { type: "manual", source };
 }
 

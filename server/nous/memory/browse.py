@@ -3,7 +3,8 @@ memory's use (how often injected, last injected and referenced) and, for a recor
 history and lifecycle transitions. Read-only; edits go through `MemoryStore.edit`.
 
 Source types come from the `source` field: `file:<path>#<anchor>` is a harvested file,
-`git:<sha>` a commit, `chat` or `chat:<session>` what chat captured, anything else manual. The
+`git:<sha>` a commit, `chat`, `chat:<session>` or `chat-tool` (an agent's
+`nous_remember`) what chat captured, anything else manual. The
 review queue is what chat captured, not reviewed yet (no `reviewed` tag), and not forgotten.
 Forgotten (`inactive`) memories are listed only when a status filter or an id asks for them.
 """
@@ -27,7 +28,7 @@ HISTORY_LIMIT = 50
 
 _FILE = "m.source LIKE 'file:%'"
 _COMMIT = "m.source LIKE 'git:%'"
-_CHAT = "(m.source = 'chat' OR m.source LIKE 'chat:%')"
+_CHAT = "(m.source = 'chat' OR m.source LIKE 'chat:%' OR m.source LIKE 'chat-%')"
 _SOURCE_SQL = {
     "file": _FILE,
     "commit": _COMMIT,
@@ -47,7 +48,7 @@ def source_type(source: str) -> str:
         return "file"
     if source.startswith("git:"):
         return "commit"
-    if source == "chat" or source.startswith("chat:"):
+    if source == "chat" or source.startswith(("chat:", "chat-")):
         return "chat"
     return "manual"
 
