@@ -87,7 +87,7 @@ export function sourceLabel(source: string): string {
     case "commit":
       return `commit ${p.sha.slice(0, 7)}`;
     case "chat":
-      return p.session ? `chat ${p.session.slice(0, 12)}` : "chat";
+      return "chat"; // the session is in the record
     case "manual":
       return p.source || "manual";
   }

@@ -120,6 +120,8 @@ test("provenance reads files with anchors, commits, chat sessions and anything e
   assert.deepEqual(provenance("manual"), { type: "manual", source: "manual" });
   assert.equal(sourceLabel("git:0123456789abcdef"), "commit 0123456");
   assert.equal(sourceLabel("chat"), "chat");
+  assert.equal(sourceLabel("chat:vscode-chat-abc123"), "chat");
+  assert.equal(sourceLabel("file:docs/adr/0001.md#adr-1"), "0001.md");
 });
 
 test("context values offer purge except on decisions, pin or unpin, and review actions in the queue", () => {
