@@ -17,13 +17,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from nous import __version__
+from nous import __version__, browsing
 from nous.context import chat
 from nous.context.config import FRAMES
 from nous.engine import Engine
 from nous.errors import NousError
+from nous.memory.browse import SORTS, SOURCE_TYPES
 from nous.memory.model import KINDS, OUTCOMES, Draft
-from nous.protocol import ContextParams, FeedbackParams, RecallParams, RememberParams
+from nous.protocol import (
+    ContextParams,
+    FeedbackParams,
+    ListParams,
+    RecallParams,
+    RememberParams,
+    UpdateParams,
+)
 from nous.settings import Settings
 
 Handler = Callable[[Engine, argparse.Namespace], Any]
@@ -138,6 +146,32 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p = command("import", _import, "remember every memory in a JSON file (default: the demo set)")
     p.add_argument("file", nargs="?", type=Path, help="JSON list or JSON lines of memories")
 
+    p = command("list", _list, "list this project's memories, filtered and sorted (paged)")
+    p.add_argument("query", nargs="?", help="words in the text or tags, an id prefix, a source")
+    p.add_argument("--kinds", nargs="*", help="only these kinds")
+    p.add_argument("--scope", help="project, language, language:<id>, universal")
+    p.add_argument("--statuses", nargs="*", help="only these lifecycle states")
+    p.add_argument("--sources", nargs="*", choices=SOURCE_TYPES, help="only these source types")
+    p.add_argument("--since", help="captured at or after this ISO date or time")
+    p.add_argument("--pinned", action="store_true", default=None, help="only pinned memories")
+    p.add_argument("--review", action="store_true", help="the review queue: chat captures")
+    p.add_argument("--sort", choices=SORTS, default="recent")
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=_positive, default=50)
+
+    p = command("edit", _edit, "change a memory: text (re-embedded), kind, scope, tags, state")
+    p.add_argument("id")
+    p.add_argument("--content", help="the new text (re-rendered, re-embedded, redacted)")
+    p.add_argument("--kind")
+    p.add_argument("--scope", help="project, language, language:<id>, universal")
+    p.add_argument("--tags", nargs="*", help="replace the tags")
+    p.add_argument("--pin", dest="pinned", action="store_true", default=None)
+    p.add_argument("--unpin", dest="pinned", action="store_false")
+    p.add_argument("--importance", type=_unit)
+    p.add_argument("--outcome", choices=OUTCOMES)
+    p.add_argument("--status", help="a legal next state of the memory's kind")
+    p.add_argument("--reviewed", action="store_true", default=None, help="keep (review queue)")
+
     command("status", _status, "project, counts by kind and status, database, model, encoding")
 
     wanted = set(argv) & set(RUNNERS)
@@ -231,6 +265,36 @@ def _import(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _params(model: type[Any], data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        raise NousError(f"invalid {field}: {error['msg']}") from exc
+
+
+def _list(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    params = _params(
+        ListParams,
+        {"query": args.query, "kinds": args.kinds, "scope": args.scope,
+         "statuses": args.statuses, "sourceTypes": args.sources, "since": args.since,
+         "pinned": args.pinned, "review": args.review, "sort": args.sort, "offset": args.offset,
+         "limit": args.limit},
+    )  # fmt: skip
+    return browsing.list_memories(engine, params).model_dump(mode="json", by_alias=True)
+
+
+def _edit(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    params = _params(
+        UpdateParams,
+        {"id": args.id, "content": args.content, "kind": args.kind, "scope": args.scope,
+         "tags": args.tags, "pinned": args.pinned, "importance": args.importance,
+         "outcome": args.outcome, "status": args.status, "reviewed": args.reviewed},
+    )  # fmt: skip
+    return browsing.update(engine, params).model_dump(mode="json", by_alias=True)
+
+
 def _status(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     return engine.status()
 
@@ -274,6 +338,25 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         )
         for error in data["errors"]:
             print(f"  skipped {error}")
+    elif command == "list":
+        for m in data["items"]:
+            pin = " pinned" if m["pinned"] else ""
+            used = (
+                f" · injected {m['injected']}, referenced {m['referenced']}"
+                if m["injected"]
+                else ""
+            )
+            print(f"{m['id'][:8]} {m['kind']:<10} {m['status']:<10} {m['sourceType']:<7} "
+                  f"{m['micro']}{pin}{used}")  # fmt: skip
+        shown = data["offset"] + len(data["items"])
+        more = f", next: --offset {data['nextOffset']}" if data["nextOffset"] is not None else ""
+        print(f"-- {data['offset'] + 1 if data['items'] else 0}–{shown} of {data['total']}{more}"
+              f" · {data['reviewPending']} to review")  # fmt: skip
+    elif command == "edit":
+        m = data["memory"]
+        changed = ", ".join(data["changed"]) or "nothing changed"
+        print(f"{m['id']} [{m['kind']}, {m['status']}]: {changed}"
+              f"{' (re-embedded)' if data['reembedded'] else ''}")  # fmt: skip
     elif command == "import":
         print(f"created {data['created']}, confirmed {data['confirmed']}")
     elif command == "forget":

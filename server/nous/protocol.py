@@ -6,9 +6,10 @@ the use cases take and return them, so the CLI and the daemon share one shape.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 from pydantic.alias_generators import to_camel
 
 NOUS_CONTEXT = "nous/context"
@@ -22,6 +23,8 @@ NOUS_FORGET = "nous/forget"
 NOUS_SUPERSEDE = "nous/supersede"
 NOUS_OUTCOME = "nous/outcome"
 NOUS_STATUS = "nous/status"
+NOUS_LIST = "nous/list"
+NOUS_UPDATE = "nous/update"
 NOUS_BUDGET = "nous/budget"
 NOUS_INDEXED = "nous/indexed"
 
@@ -239,3 +242,133 @@ class BudgetNotification(Wire):
     cap: int
     layers: list[dict[str, Any]] = Field(default_factory=list)
     project: str = ""
+
+
+SourceType = Literal["file", "commit", "chat", "manual"]
+Outcome = Literal["success", "partial", "pending", "failure"]
+
+
+class ListParams(Params):
+    """`nous/list`: one page of this project's memories (SPEC §11), filtered and sorted."""
+
+    query: str | None = Field(default=None, max_length=1000)
+    """Words that must all occur (as prefixes) in the text or tags; or an id prefix, or a
+    piece of the source (`AGENTS.md`, a commit sha)."""
+    kinds: list[str] | None = Field(default=None, max_length=50)
+    scope: str | None = Field(default=None, max_length=300)
+    """`project`, `language`, `language:<id>`, `universal` or this project's full scope."""
+    statuses: list[str] | None = Field(default=None, max_length=50)
+    """Without it, forgotten (`inactive`) memories are left out; ask for `inactive` to see them."""
+    source_types: list[SourceType] | None = Field(default=None, max_length=4)
+    since: str | None = Field(default=None, max_length=40)
+    """Captured (created) at or after this ISO-8601 time, e.g. `2026-01-31` or
+    `2026-01-31T12:00:00Z`."""
+    pinned: bool | None = None
+    review: bool = False
+    """Only what chat captured and nobody reviewed yet (the review queue)."""
+    ids: list[str] | None = Field(default=None, max_length=500)
+    history: bool = False
+    """Add each memory's usage history and lifecycle transitions (for a record view)."""
+    sort: Literal["recent", "use", "score"] = "recent"
+    offset: int = Field(default=0, ge=0, le=10_000_000)
+    limit: int = Field(default=50, ge=1, le=500)
+    active_file: str | None = Field(default=None, max_length=4096)
+    """Picks the workspace folder (project) in a multi-root window, as for `nous/context`."""
+
+    @field_validator("since")
+    @classmethod
+    def _instant(cls, value: str | None) -> str | None:
+        """An ISO-8601 date or time (naive means UTC), as the store writes times."""
+        if value is None:
+            return None
+        try:
+            moment = datetime.fromisoformat(value.strip())
+        except ValueError as exc:
+            raise ValueError("not an ISO-8601 date or time, e.g. 2026-01-31") from exc
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class UpdateParams(IdParams):
+    """`nous/update`: change a memory in place; only the fields given change."""
+
+    content: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT)
+    kind: str | None = Field(default=None, min_length=1, max_length=40)
+    scope: str | None = Field(default=None, min_length=1, max_length=300)
+    tags: list[str] | None = Field(default=None, max_length=50)
+    pinned: bool | None = None
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    outcome: Outcome | None = None
+    status: str | None = Field(default=None, min_length=1, max_length=40)
+    reviewed: bool | None = None
+    """Mark a chat-captured memory kept (`true`) after review; it leaves the review queue."""
+    active_file: str | None = Field(default=None, max_length=4096)
+
+
+class UsageEntry(Wire):
+    session_id: str
+    at: str
+    referenced: bool
+    overlap: float
+
+
+class TransitionEntry(Wire):
+    from_status: str | None
+    to_status: str
+    at: str
+    reason: str
+
+
+class ListedMemory(Wire):
+    """One memory as the browser shows it: the record, where it came from, how it was used."""
+
+    id: str
+    kind: str
+    scope: str
+    status: str
+    content: str
+    summary: str
+    micro: str
+    source: str
+    source_type: SourceType
+    created_at: str
+    updated_at: str
+    status_changed_at: str
+    confidence: float
+    importance: float
+    outcome: str | None
+    confirmations: int
+    activations: int
+    superseded_by: str | None
+    tags: list[str]
+    pinned: bool
+    reviewed: bool
+    excluded: bool
+    """Its state keeps it out of context by default (forgotten, retired)."""
+    next_statuses: list[str] = Field(default_factory=list)
+    """The states its kind's lifecycle allows from here (what `nous/update` `status` accepts)."""
+    injected: int = 0
+    referenced: int = 0
+    last_injected_at: str | None = None
+    last_referenced_at: str | None = None
+    usage: list[UsageEntry] | None = None
+    transitions: list[TransitionEntry] | None = None
+
+
+class ListResult(Wire):
+    items: list[ListedMemory]
+    total: int
+    offset: int
+    next_offset: int | None
+    review_pending: int
+    """Chat-captured memories waiting in the review queue (the badge)."""
+    project: str
+    project_scope: str
+
+
+class UpdateResult(Wire):
+    memory: ListedMemory
+    changed: list[str]
+    """Wire names of the fields that changed."""
+    reembedded: bool
+    redactions: list[str] = Field(default_factory=list)

@@ -119,3 +119,31 @@ async def test_bad_turn_params_name_the_field(
 ) -> None:
     with pytest.raises(JsonRpcInvalidParams, match=field):
         await call(client, "nous/turn", params)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_review_queue_holds_the_notes_not_the_turns(client: LanguageClient) -> None:
+    kept = as_dict(await call(client, "nous/turn", {"sessionId": "r-1", "role": "assistant",
+                                                    "text": "We decided to cache the price list for ten minutes."}))  # fmt: skip
+    queue = as_dict(await call(client, "nous/list", {"review": True, "limit": 500}))
+    ids = {m["id"] for m in queue["items"]}
+    assert kept["notes"][0]["id"] in ids
+    assert kept["id"] not in ids  # the turn is the record of what was said
+    assert queue["reviewPending"] >= 1
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_sessions_own_turns_are_not_recalled_back_to_it(client: LanguageClient) -> None:
+    said = "The staging database lives on the blue cluster in Frankfurt."
+    kept = as_dict(
+        await call(client, "nous/turn", {"sessionId": "t-1", "role": "user", "text": said})
+    )
+    query = {"query": "where does the staging database live?", "budget": 500}
+    same = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-1"}))
+    assert kept["id"] not in {i["id"] for i in items(same)}  # already in its conversation
+    assert any(
+        d["id"] == kept["id"] and d["reason"] == "duplicate-of-conversation"
+        for d in same["dropped"]
+    )
+    later = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-2"}))
+    assert kept["id"] in {i["id"] for i in items(later)}  # another session remembers it

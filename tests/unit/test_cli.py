@@ -127,3 +127,26 @@ def test_unreadable_database_is_one_clear_line(env: dict[str, str], tmp_path: Pa
     assert result.returncode == 1
     assert result.stderr.startswith("nous: error: cannot open memory database")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_list_and_edit_share_the_daemons_use_cases(env: dict[str, str]) -> None:
+    made = nous_json(
+        env, "remember", "--kind", "fact", "--source", "chat", "The nightly export runs at 03:00."
+    )
+    listed = nous_json(env, "list", "nightly export", "--sources", "chat", "--review")
+    assert [m["id"] for m in listed["items"]] == [made["id"]]
+    assert listed["items"][0]["sourceType"] == "chat" and listed["reviewPending"] >= 1
+    edited = nous_json(
+        env, "edit", made["id"], "--content", "The nightly export runs at 04:30 UTC.", "--pin"
+    )
+    assert edited["reembedded"] and edited["memory"]["pinned"]
+    assert set(edited["changed"]) >= {"content", "pinned"}
+    kept = nous_json(env, "edit", made["id"], "--reviewed")
+    assert kept["memory"]["reviewed"]
+    assert made["id"] not in [m["id"] for m in nous_json(env, "list", "--review")["items"]]
+    text = nous(env, "list", "nightly")
+    assert text.returncode == 0 and "04:30" in text.stdout and "of 1" in text.stdout
+    refused = nous(env, "edit", made["id"], "--status", "new")
+    assert refused.returncode == 1 and "cannot go from 'core' to 'new'" in refused.stderr
+    bad = nous(env, "list", "--since", "yesterday")
+    assert bad.returncode == 1 and "since" in bad.stderr

@@ -390,6 +390,186 @@ test("the status bar shows the session budget the daemon reported", async () => 
   await page.screenshot({ path: join(OUT, "manifest.png") });
 });
 
+// -- the memory browser (SPEC §11) ------------------------------------------------------------
+
+async function browserState() {
+  rmSync(join(OUT, "browser.json"), { force: true });
+  await runCommand("Nous E2E: Dump Memory Browser");
+  return readJson("browser.json", 30_000);
+}
+
+function pane(title) {
+  return page.locator(".pane", { has: page.locator(".pane-header", { hasText: title }) }).first();
+}
+
+function memoryRow(text) {
+  return pane("Memories").locator(".monaco-list-row", { hasText: text }).first();
+}
+
+async function retrying(title) {
+  try {
+    await runCommand(title);
+  } catch (err) {
+    log(`${title}: ${err.message.split("\n")[0]}; retrying after Escape`);
+    await page.screenshot({ path: join(OUT, `retry-${title.replace(/\W+/g, "-")}.png`) }).catch(() => {});
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(1000);
+    await runCommand(title);
+  }
+}
+
+const RELEASE_NOW = "To release: run scripts/release.sh with the new version number; it tags vX.Y.Z and pushes the tag.";
+
+test("the memory browser lists memories with kind, status, source and use; filters narrow it", async () => {
+  rmSync(join(OUT, "layout.json"), { force: true });
+  await runCommand("Nous E2E: Hide Secondary Side Bar");
+  await readJson("layout.json", 30_000);
+  await runCommand("Nous: Open Memory Browser");
+  // a wider side bar, so the rows' descriptions show in the screenshots
+  const box = await page.locator(".part.sidebar").first().boundingBox();
+  if (box) {
+    await page.mouse.move(box.x + box.width, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 720, box.y + box.height / 2, { steps: 8 });
+    await page.mouse.up();
+  }
+  const decision = memoryRow("Memories live in SQLite with FTS5");
+  await decision.waitFor({ timeout: SLOW });
+  await until("the row to show kind, status and source", async () => /decision · recorded · manual/.test(await decision.innerText()));
+  await memoryRow("PaymentGateway").waitFor({ timeout: 20_000 });
+  const all = await browserState();
+  assert.ok(all.total >= 4, `the list holds the harvested and remembered memories: ${JSON.stringify(all)}`);
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(OUT, "browser-list.png") });
+
+  // a kind filter through the Filter quick pick (keyboard: type, toggle with a click, Enter)
+  await runCommand("Nous: Filter Memories…");
+  const input = page.locator(".quick-input-widget input").first();
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("procedure");
+  const option = page.locator(".quick-input-list .monaco-list-row", { hasText: "procedure" }).first();
+  await option.waitFor({ timeout: 20_000 });
+  await option.click();
+  await until("the procedure option to be checked", async () => (await option.getAttribute("aria-checked")) === "true", 10_000);
+  await page.screenshot({ path: join(OUT, "browser-filter.png") });
+  await page.keyboard.press("Enter");
+  const filtered = await until("the kind filter to apply", async () => {
+    const s = await browserState();
+    return s.filters.kinds.length === 1 && s.ids.length > 0 ? s : undefined;
+  });
+  assert.deepEqual(filtered.filters.kinds, ["procedure"]);
+  await memoryRow("To release").waitFor({ timeout: 20_000 });
+  assert.equal(await memoryRow("Memories live in SQLite").count(), 0, "a decision is filtered out");
+
+  // then a search on top of it
+  await runCommand("Nous: Search Memories…");
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("release tag");
+  await page.keyboard.press("Enter");
+  const searched = await until("the search to apply", async () => {
+    const s = await browserState();
+    return s.filters.query === "release tag" ? s : undefined;
+  });
+  assert.equal(searched.ids.length, 1, JSON.stringify(searched));
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(OUT, "browser-filtered.png") });
+});
+
+test("a memory opens as a record; its edit is re-embedded and the next @nous answer uses it", async () => {
+  await memoryRow("To release").click();
+  const record = page.locator(".monaco-editor .view-lines", { hasText: "Provenance" }).first();
+  await record.waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "Never injected" }).first().waitFor({ timeout: 10_000 }).catch(() => {});
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(OUT, "browser-record.png") });
+
+  // Edit… (the record is the active editor) → Text → the new text
+  await runCommand("Nous: Edit Memory…");
+  const input = page.locator(".quick-input-widget input").first();
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("Text");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Text" }).first().waitFor({ timeout: 20_000 });
+  await page.keyboard.press("Enter");
+  await until("the text input box", async () => (await input.inputValue()).includes("bump the version"), 20_000);
+  await input.fill(RELEASE_NOW);
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "scripts/release.sh" }).first().waitFor({ timeout: 30_000 });
+
+  await runCommand("Nous E2E: Open Chat with Fake Model");
+  const before = fakeRequests().length;
+  await ask("@nous how do we release a new version?");
+  const request = await until("the fake model's request after the edit", () => fakeRequests()[before]);
+  const first = textOf(request.messages[0]);
+  assert.match(first, /scripts\/release\.sh/, "the edited text was injected");
+  assert.doesNotMatch(first, /bump the version in pyproject/, "the old text is gone");
+  await page.locator(".interactive-item-container", { hasText: "FAKE MODEL ANSWER" }).last().waitFor({ timeout: SLOW });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "browser-edit-chat.png") });
+});
+
+test("forgetting from the row's context menu takes the memory out of the list", async () => {
+  await page.keyboard.press("Escape");
+  rmSync(join(OUT, "layout.json"), { force: true });
+  await retrying("Nous E2E: Hide Secondary Side Bar");
+  await readJson("layout.json", 30_000);
+  await retrying("Nous: Open Memory Browser");
+  // the view's own title button (shown while filtered)
+  const header = pane("Memories").locator(".pane-header").first();
+  await header.hover();
+  await header.locator(".action-label[aria-label='Clear Memory Filters']").first().click();
+  await until("the filters to clear", async () => !(await browserState()).filters.query, 30_000);
+  const row = memoryRow("Memories live in SQLite");
+  await row.waitFor({ timeout: SLOW });
+  await row.click({ button: "right" });
+  const item = page.locator(".monaco-menu .action-label", { hasText: "Forget Memory" }).first();
+  await item.waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(800); // a menu ignores a click that comes right after it opened
+  await page.screenshot({ path: join(OUT, "browser-context-menu.png") });
+  await item.hover();
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(1500);
+  await page.screenshot({ path: join(OUT, "browser-forget-confirm.png") });
+  const dialog = page.locator(".monaco-dialog-box, [role=dialog]").first();
+  await dialog.waitFor({ state: "attached", timeout: 20_000 });
+  writeFileSync(join(OUT, "forget-dialog.html"), await dialog.evaluate((e) => e.outerHTML).catch((e) => String(e)));
+  await dialog.getByRole("button", { name: "Forget", exact: true }).first().click();
+  await until("the row to disappear", async () => (await memoryRow("Memories live in SQLite").count()) === 0, 30_000);
+  const after = await browserState();
+  const gone = await until("the daemon to list it no more", async () => {
+    const rows = await nousListAll();
+    return rows.every((m) => !m.content.includes("Memories live in SQLite")) ? rows : undefined;
+  });
+  assert.ok(gone.length >= 1 && after.total === gone.length);
+});
+
+async function nousListAll() {
+  rmSync(join(OUT, "browser.json"), { force: true });
+  await runCommand("Nous E2E: Dump Memory Browser");
+  const state = await readJson("browser.json", 30_000);
+  return state.memories;
+}
+
+test("the review queue holds what chat captured, with a badge; Keep takes it out", async () => {
+  const reviewPane = pane("Review");
+  const header = reviewPane.locator(".pane-header").first();
+  if ((await header.getAttribute("aria-expanded")) === "false") await header.click();
+  const row = reviewPane.locator(".monaco-list-row", { hasText: "Orders are immutable once paid" }).first();
+  await row.waitFor({ timeout: SLOW });
+  const state = await browserState();
+  assert.equal(state.reviewPending, 1, JSON.stringify(state));
+  await until("the review badge", async () => /\b1\b/.test(await reviewPane.locator(".pane-header").innerText()));
+  // its record says which chat session captured it
+  await row.click();
+  await page.locator(".monaco-editor .view-lines", { hasText: "Captured from the chat session" }).first().waitFor({ timeout: 30_000 });
+  await row.hover();
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(OUT, "browser-review.png") });
+  await row.locator(".action-label[aria-label^='Keep']").first().click();
+  await until("the queue to empty", async () => (await browserState()).reviewPending === 0, 30_000);
+  await reviewPane.locator(".monaco-list-row", { hasText: "Nothing to review" }).first().waitFor({ timeout: 20_000 });
+});
+
 test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {
   const python = BARE_PYTHON;
   rmSync(join(OUT, "set-python.json"), { force: true });

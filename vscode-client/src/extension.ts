@@ -2,6 +2,7 @@
  * language-model tools and the commands; restarts the daemon when a `nous.*` setting changes. */
 
 import * as vscode from "vscode";
+import { MemoryBrowser } from "./browser";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
 import type { Interpreter } from "./interpreter";
@@ -19,6 +20,7 @@ export interface NousApi {
   isRunning(): boolean;
   /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
   interpreter(): Interpreter | undefined;
+  memoryBrowser(): ReturnType<MemoryBrowser["snapshot"]>;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<NousApi> {
@@ -28,7 +30,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const statusBar = new StatusBar(state, () =>
     vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
   );
-  context.subscriptions.push(output, daemon, state, statusBar);
+  const browser = new MemoryBrowser(daemon);
+  context.subscriptions.push(output, daemon, state, statusBar, browser);
 
   const refreshWorkspace = async (): Promise<void> => {
     try {
@@ -44,9 +47,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     daemon.onRunning((running) => {
       statusBar.setDaemon(running ? "running" : "stopped");
       if (running) void refreshWorkspace();
+      if (running) void browser.refresh();
     }),
     daemon.onBudget((budget) => state.setBudget(budget)),
     daemon.onIndexed(() => void refreshWorkspace()),
+    daemon.onIndexed(() => void browser.refresh()),
+    daemon.onBudget(() => void browser.refresh()),
     vscode.window.onDidChangeActiveTextEditor((editor) => {
       if (editor && editor.document.uri.scheme === "file") state.setWorkspace({ language: editor.document.languageId });
     }),
@@ -67,6 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
     interpreter: () => daemon.interpreter,
+    memoryBrowser: () => browser.snapshot(),
   };
 }
 

@@ -5,7 +5,8 @@
 
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
-import { parseRemember, renderManifest, sourceFiles, summaryLine, shortId } from "./manifest";
+import { linkIds } from "./browserModel";
+import { items as manifestItems, parseRemember, renderManifest, sourceFiles, summaryLine, shortId } from "./manifest";
 import {
   NOUS_CONTEXT,
   NOUS_FEEDBACK,
@@ -94,7 +95,7 @@ export function registerParticipant(daemon: Daemon, state: State): vscode.Dispos
       await state.withSession(sessionId, async () => {
         switch (request.command) {
           case "remember":
-            return remember(request.prompt, daemon, stream);
+            return remember(request.prompt, sessionId, daemon, stream);
           case "recall":
             return recall(request.prompt, sessionId, daemon, state, stream);
           case "forget":
@@ -224,13 +225,13 @@ function toolText(result: vscode.LanguageModelToolResult): string {
     .join("");
 }
 
-async function remember(prompt: string, daemon: Daemon, stream: vscode.ChatResponseStream): Promise<void> {
+async function remember(prompt: string, sessionId: string, daemon: Daemon, stream: vscode.ChatResponseStream): Promise<void> {
   const { kind, content } = parseRemember(prompt);
   if (!content) {
     stream.markdown("Usage: `/remember [kind:] text`, e.g. `/remember decision: we use SQLite for the store`.");
     return;
   }
-  const result = await daemon.request<RememberResult>(NOUS_REMEMBER, { kind, content, source: "chat" });
+  const result = await daemon.request<RememberResult>(NOUS_REMEMBER, { kind, content, source: `chat:${sessionId}` });
   const verb = result.status === "created" ? "Remembered" : "Already known; confirmed";
   stream.markdown(`${verb} **${kind}** \`${shortId(result.id)}\` (${result.memoryStatus}, ${result.scope}).`);
   if (result.redactions.length) stream.markdown(`\n\nRedacted before storing: ${result.redactions.join(", ")}.`);
@@ -282,5 +283,11 @@ async function showContext(
   });
   state.setManifest(prompt.trim(), result);
   showReferences(stream, result);
-  stream.markdown(renderManifest(result, prompt.trim()));
+  const manifest = new vscode.MarkdownString(linkIds(renderManifest(result, prompt.trim()), manifestIds(result)));
+  manifest.isTrusted = { enabledCommands: ["nous.showMemory"] };
+  stream.markdown(manifest);
+}
+
+function manifestIds(result: ContextResult): string[] {
+  return [...manifestItems(result).map((i) => i.id), ...result.dropped.map((d) => d.id)];
 }

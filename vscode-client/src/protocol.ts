@@ -153,3 +153,103 @@ export interface BudgetNotification {
   layers: LayerUse[];
   project: string;
 }
+
+export const NOUS_LIST = "nous/list";
+export const NOUS_UPDATE = "nous/update";
+
+export type SourceType = "file" | "commit" | "chat" | "manual";
+export type Outcome = "success" | "partial" | "pending" | "failure";
+
+export interface ListParams {
+  query?: string;
+  kinds?: string[];
+  scope?: string;
+  statuses?: string[];
+  sourceTypes?: SourceType[];
+  since?: string;
+  pinned?: boolean;
+  review?: boolean;
+  ids?: string[];
+  history?: boolean;
+  sort?: "recent" | "use" | "score";
+  offset?: number;
+  limit?: number;
+  activeFile?: string;
+}
+
+export interface UpdateParams {
+  id: string;
+  content?: string;
+  kind?: string;
+  scope?: string;
+  tags?: string[];
+  pinned?: boolean;
+  importance?: number;
+  outcome?: Outcome;
+  status?: string;
+  reviewed?: boolean;
+  activeFile?: string;
+}
+
+export interface UsageEntry {
+  sessionId: string;
+  at: string;
+  referenced: boolean;
+  overlap: number;
+}
+
+export interface TransitionEntry {
+  fromStatus: string | null;
+  toStatus: string;
+  at: string;
+  reason: string;
+}
+
+export interface ListedMemory {
+  id: string;
+  kind: string;
+  scope: string;
+  status: string;
+  content: string;
+  summary: string;
+  micro: string;
+  source: string;
+  sourceType: SourceType;
+  createdAt: string;
+  updatedAt: string;
+  statusChangedAt: string;
+  confidence: number;
+  importance: number;
+  outcome: string | null;
+  confirmations: number;
+  activations: number;
+  supersededBy: string | null;
+  tags: string[];
+  pinned: boolean;
+  reviewed: boolean;
+  excluded: boolean;
+  nextStatuses: string[];
+  injected: number;
+  referenced: number;
+  lastInjectedAt: string | null;
+  lastReferencedAt: string | null;
+  usage: UsageEntry[] | null;
+  transitions: TransitionEntry[] | null;
+}
+
+export interface ListResult {
+  items: ListedMemory[];
+  total: number;
+  offset: number;
+  nextOffset: number | null;
+  reviewPending: number;
+  project: string;
+  projectScope: string;
+}
+
+export interface UpdateResult {
+  memory: ListedMemory;
+  changed: string[];
+  reembedded: boolean;
+  redactions: string[];
+}

@@ -56,6 +56,8 @@ class Request:
     cut_note: str | None = None
     vector: Vector | None = None
     """The embedding of `input.strip()`, when the caller already computed it (once a request)."""
+    session_id: str | None = None
+    """The chat session asking: its own kept turns and notes are in its conversation already."""
 
 
 def _semantic(
@@ -387,6 +389,7 @@ def _filter(
         and c.terms.get("relevance", 0.0) >= _floor(config, req, c.memory, unknown, top, history)
     }
     vectors = store.vectors([c.memory.id for c in candidates])
+    own_turns = f"chat:{req.session_id}#" if req.session_id else None
     for c in candidates:
         m = c.memory
         vec = vectors.get(m.id)
@@ -398,6 +401,9 @@ def _filter(
             continue
         if m.kind not in plan.limits:
             work.drop(c, "excluded-kind")
+            continue
+        if own_turns and m.source.startswith(own_turns):
+            work.drop(c, "duplicate-of-conversation", "this session's own turn")
             continue
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from nous import browsing
 from nous import protocol as p
 from nous.context import capture, chat
 from nous.engine import Engine
@@ -79,6 +80,14 @@ def status(engine: Engine, params: p.StatusParams) -> dict[str, Any]:
     return engine.status()
 
 
+def list_memories(engine: Engine, params: p.ListParams) -> dict[str, Any]:
+    return browsing.list_memories(engine, params).model_dump(mode="json", by_alias=True)
+
+
+def update(engine: Engine, params: p.UpdateParams) -> dict[str, Any]:
+    return browsing.update(engine, params).model_dump(mode="json", by_alias=True)
+
+
 Handler = Callable[[Engine, Any], dict[str, Any]]
 METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_CONTEXT: (p.ContextParams, context),
@@ -92,6 +101,8 @@ METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_SUPERSEDE: (p.SupersedeParams, supersede),
     p.NOUS_OUTCOME: (p.OutcomeParams, outcome),
     p.NOUS_STATUS: (p.StatusParams, status),
+    p.NOUS_LIST: (p.ListParams, list_memories),
+    p.NOUS_UPDATE: (p.UpdateParams, update),
 }
-PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS})
+PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS, p.NOUS_LIST})
 INJECTING = frozenset({p.NOUS_CONTEXT, p.NOUS_RECALL, p.NOUS_EXPAND})

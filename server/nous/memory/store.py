@@ -27,7 +27,15 @@ from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import lifecycle, migrations, renderings, secrets, turns
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.fts import fts_query
-from nous.memory.model import OUTCOMES, Draft, Memory, now
+from nous.memory.model import (
+    OUTCOMES,
+    Draft,
+    Memory,
+    check_kind,
+    check_scope,
+    check_unit,
+    now,
+)
 from nous.memory.projects import ProjectRows
 from nous.memory.secrets import Redaction
 from nous.memory.sources import SourceRows
@@ -602,9 +610,136 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
     def integrity(self) -> str:
         return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
 
+    # -- editing (the memory browser, SPEC §11) -------------------------------------------------
+
+    def edit(self, memory_id: str, changes: Edit) -> EditResult:
+        """Change a memory in place: new content is normalised, redacted, re-rendered and
+        re-embedded (unchanged text is not); kind, scope, tags, pin, importance and outcome as
+        given; the status only through its kind's legal transitions (`InvalidTransition`)."""
+        memory = self.get(memory_id)
+        kind = check_kind(changes.kind) if changes.kind is not None else memory.kind
+        scope = check_scope(changes.scope) if changes.scope is not None else memory.scope
+        found: list[Redaction] = []
+        content = memory.content
+        if changes.content is not None:
+            content, found = secrets.redact(renderings.normalise(changes.content))
+            if not content.strip():
+                raise InvalidMemory("content is empty")
+        tags = memory.tags
+        if changes.tags is not None:
+            tags = []
+            for tag in changes.tags:
+                clean_tag, in_tag = secrets.redact(tag.strip())
+                found += in_tag
+                if clean_tag:
+                    tags.append(clean_tag)
+            tags = sorted(set(tags))
+        importance = memory.importance
+        if changes.importance is not None:
+            importance = check_unit("importance", changes.importance)
+        outcome = memory.outcome
+        if changes.outcome is not None:
+            if changes.outcome not in OUTCOMES:
+                raise InvalidMemory(
+                    f"invalid outcome {changes.outcome!r}: use one of {', '.join(OUTCOMES)}"
+                )
+            outcome = changes.outcome
+        content_hash = renderings.content_hash(content)
+        reembed = content_hash != memory.content_hash
+        if (scope, content_hash) != (memory.scope, memory.content_hash):
+            row = self._conn.execute(
+                "SELECT id FROM memories WHERE scope = ? AND content_hash = ? AND id != ?",
+                (scope, content_hash, memory_id),
+            ).fetchone()
+            if row is not None:
+                raise InvalidMemory(f"memory {row[0]} already holds this text in {scope}")
+        vector = self._embedder.embed(content) if reembed else None
+        args = (outcome, memory.confidence, self.counter)
+        with self.write():
+            current = self.get(memory_id)
+            status, reason = _edited_status(current, kind, changes, outcome)
+            values: dict[str, Any] = {
+                "kind": kind, "scope": scope, "tags": json.dumps(tags), "importance": importance,
+                "outcome": outcome,
+                "pinned": int(changes.pinned if changes.pinned is not None else current.pinned),
+            }  # fmt: skip
+            if reembed or kind != current.kind or outcome != current.outcome:
+                values["summary"] = renderings.summary(kind, content, *args)
+                values["micro"] = renderings.micro(kind, content, *args)
+            if reembed:
+                assert vector is not None
+                values.update(
+                    content=content, content_hash=content_hash, embedding=_blob(vector),
+                    embedding_model=self._embedder.name,
+                )  # fmt: skip
+            before = current.model_dump()
+            stamp = now()
+            if status != current.status:
+                values["status_changed_at"] = stamp
+                self._log_transition(memory_id, current.status, status, stamp, reason)
+            values["status"] = status
+            sets = ", ".join(f"{k} = ?" for k in values)
+            self._conn.execute(
+                f"UPDATE memories SET {sets}, updated_at = ?, change_seq = ? WHERE id = ?",
+                (*values.values(), stamp, self._next_change(), memory_id),
+            )
+        self._after_write()
+        after = self.get(memory_id)
+        changed = [
+            k for k, v in after.model_dump().items()
+            if k not in ("updated_at", "status_changed_at", "content_hash") and before.get(k) != v
+        ]  # fmt: skip
+        return EditResult(after, changed, reembed, found)
+
 
 DF_STALENESS = 64
 """Changes after which cached document frequencies are counted again."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What `MemoryStore.edit` changes; `None` leaves a field as it is."""
+
+    content: str | None = None
+    kind: str | None = None
+    scope: str | None = None
+    tags: list[str] | None = None
+    pinned: bool | None = None
+    importance: float | None = None
+    outcome: str | None = None
+    status: str | None = None
+
+
+@dataclass
+class EditResult:
+    memory: Memory
+    changed: list[str]
+    """Record fields (snake_case) whose value changed."""
+    reembedded: bool
+    redactions: list[Redaction] = field(default_factory=list)
+
+
+def _edited_status(
+    memory: Memory, kind: str, changes: Edit, outcome: str | None
+) -> tuple[str, str]:
+    """The status after an edit and why: a new kind whose machine lacks the current state starts
+    over; a logged outcome moves a decision; pinning a fact-like memory makes it `core`; an
+    asked-for status must be a legal transition from there."""
+    status, reason = memory.status, "edited"
+    if kind != memory.kind and status not in lifecycle.machine(kind).edges:
+        status, reason = lifecycle.initial(kind), f"kind changed to {kind}"
+    if changes.outcome is not None and outcome != memory.outcome:
+        status, reason = lifecycle.on_outcome(kind, status, changes.outcome), f"outcome {outcome}"
+    if changes.status is not None and changes.status != status:
+        if changes.status not in lifecycle.machine(kind).edges:
+            raise InvalidMemory(f"status: {changes.status!r} is not a state of a {kind}")
+        lifecycle.check(kind, status, changes.status)
+        status, reason = changes.status, "set by hand"
+    elif changes.status is None and changes.pinned and not memory.pinned:
+        m = lifecycle.machine(kind)
+        if m is lifecycle.FACTLIKE and m.allows(status, "core"):
+            status, reason = "core", "pinned"
+    return status, reason
 
 
 def _blob(vector: Vector) -> bytes:

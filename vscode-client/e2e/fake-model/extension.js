@@ -106,6 +106,16 @@ async function activate(context) {
       await vscode.workspace.getConfiguration("nous").update("python", python, vscode.ConfigurationTarget.Global);
       write("set-python.json", { python });
     }),
+    vscode.commands.registerCommand("nousE2e.browserState", async () => {
+      const api = nousApi();
+      if (!api) return write("browser.json", { error: "nous is not active" });
+      const list = await api.request("nous/list", { limit: 500 });
+      write("browser.json", { ...api.memoryBrowser(), memories: list.items });
+    }),
+    vscode.commands.registerCommand("nousE2e.hideSecondarySideBar", async () => {
+      await vscode.commands.executeCommand("workbench.action.closeAuxiliaryBar");
+      write("layout.json", { done: true });
+    }),
     vscode.commands.registerCommand("nousE2e.dumpState", async () => {
       const api = nousApi();
       let status;

@@ -1,0 +1,301 @@
+/** The memory browser's pure logic (SPEC §11): filters → `nous/list` params, the rows of the tree
+ * (labels, descriptions, icons, context values), a memory's provenance, and the record document.
+ * No `vscode` import: unit-tested with node:test. */
+
+import type { ListedMemory, ListParams, ListResult, SourceType } from "./protocol";
+
+export type Sort = "recent" | "use" | "score";
+
+export interface Filters {
+  query?: string;
+  kinds: string[];
+  statuses: string[];
+  sourceTypes: SourceType[];
+  scope?: string;
+  since?: string;
+  sort: Sort;
+}
+
+export const PAGE_SIZE = 50;
+export const SOURCE_TYPES: readonly SourceType[] = ["file", "commit", "chat", "manual"];
+export const SORTS: readonly Sort[] = ["recent", "use", "score"];
+export const OUTCOMES = ["success", "partial", "pending", "failure"] as const;
+
+export function emptyFilters(): Filters {
+  return { kinds: [], statuses: [], sourceTypes: [], sort: "recent" };
+}
+
+export function isFiltered(f: Filters): boolean {
+  return Boolean(f.query || f.kinds.length || f.statuses.length || f.sourceTypes.length || f.scope || f.since);
+}
+
+/** The `nous/list` params of one page (empty filters are left out). */
+export function listParams(f: Filters, offset: number, limit = PAGE_SIZE): ListParams {
+  const params: ListParams = { sort: f.sort, offset, limit };
+  if (f.query?.trim()) params.query = f.query.trim();
+  if (f.kinds.length) params.kinds = [...f.kinds];
+  if (f.statuses.length) params.statuses = [...f.statuses];
+  if (f.sourceTypes.length) params.sourceTypes = [...f.sourceTypes];
+  if (f.scope) params.scope = f.scope;
+  if (f.since) params.since = f.since;
+  return params;
+}
+
+/** One line saying what the list shows: "“cache” · decision, fact · from chat · by use". */
+export function describeFilters(f: Filters): string {
+  const parts: string[] = [];
+  if (f.query?.trim()) parts.push(`“${f.query.trim()}”`);
+  if (f.kinds.length) parts.push(f.kinds.join(", "));
+  if (f.statuses.length) parts.push(f.statuses.join(", "));
+  if (f.sourceTypes.length) parts.push("from " + f.sourceTypes.map(sourceTypeLabel).join(" or "));
+  if (f.scope) parts.push(f.scope);
+  if (f.since) parts.push(`since ${f.since}`);
+  if (f.sort !== "recent") parts.push(`by ${f.sort}`);
+  return parts.join(" · ");
+}
+
+export function sourceTypeLabel(t: SourceType): string {
+  return { file: "files", commit: "commits", chat: "chat", manual: "manual" }[t];
+}
+
+export type Provenance =
+  | { type: "file"; path: string; fragment: string }
+  | { type: "commit"; sha: string }
+  | { type: "chat"; session: string }
+  | { type: "manual"; source: string };
+
+/** Where a memory came from, read from its `source` (`file:<path>#<anchor>`, `git:<sha>`,
+ * `chat`, `chat:<session>`, `chat-tool`, anything else). */
+export function provenance(source: string): Provenance {
+  if (source.startsWith("file:")) {
+    const rest = source.slice(5);
+    const hash = rest.indexOf("#");
+    return { type: "file", path: hash >= 0 ? rest.slice(0, hash) : rest, fragment: hash >= 0 ? rest.slice(hash + 1) : "" };
+  }
+  if (source.startsWith("git:")) return { type: "commit", sha: source.slice(4) };
+  if (source === "chat" || source.startsWith("chat:")) return { type: "chat", session: source.slice(5) };
+  if (source.startsWith("chat-")) return { type: "chat", session: "" }; // chat-tool: an agent's nous_remember
+  return { type: "manual", source };
+}
+
+/** Short source for a row: `AGENTS.md`, `commit 1a2b3c4`, `chat`, `manual`. */
+export function sourceLabel(source: string): string {
+  const p = provenance(source);
+  switch (p.type) {
+    case "file":
+      return p.path.split("/").pop() || p.path;
+    case "commit":
+      return `commit ${p.sha.slice(0, 7)}`;
+    case "chat":
+      return "chat"; // the session is in the record
+    case "manual":
+      return p.source || "manual";
+  }
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 d ago", "4 mo ago"; "never" for null. */
+export function ago(iso: string | null, now: Date): string {
+  if (!iso) return "never";
+  const seconds = Math.max(0, (now.getTime() - Date.parse(iso)) / 1000);
+  if (!Number.isFinite(seconds)) return iso;
+  if (seconds < 60) return "just now";
+  const minutes = seconds / 60;
+  if (minutes < 60) return `${Math.floor(minutes)} min ago`;
+  const hours = minutes / 60;
+  if (hours < 24) return `${Math.floor(hours)} h ago`;
+  const days = hours / 24;
+  if (days < 60) return `${Math.floor(days)} d ago`;
+  return `${Math.floor(days / 30)} mo ago`;
+}
+
+export function rowLabel(m: Pick<ListedMemory, "micro" | "content">): string {
+  const text = (m.micro || m.content).replace(/\s+/g, " ").trim();
+  return text.length > 100 ? text.slice(0, 99) + "…" : text;
+}
+
+/** "decision · recorded · AGENTS.md · injected 2 h ago, referenced never". */
+export function rowDescription(m: ListedMemory, now: Date): string {
+  const use = m.injected
+    ? `injected ${ago(m.lastInjectedAt, now)}, referenced ${ago(m.lastReferencedAt, now)}`
+    : "never injected";
+  return [m.kind, m.status, sourceLabel(m.source), use].join(" · ");
+}
+
+const KIND_ICONS: Record<string, string> = {
+  decision: "law",
+  fact: "info",
+  procedure: "list-ordered",
+  episode: "history",
+  constraint: "warning",
+  preference: "heart",
+  correction: "wrench",
+  convention: "symbol-ruler",
+  note: "note",
+};
+
+/** A codicon id for the kind (`$(law)` for decisions…); `pinned` wins. */
+export function kindIcon(kind: string, pinned = false): string {
+  if (pinned) return "pinned";
+  return KIND_ICONS[kind] ?? "circle-outline";
+}
+
+/** The tree item's `contextValue`: drives which actions its menus offer (`purge` never on a
+ * decision, `pin` or `unpin`, keep/discard in the review queue). Space-separated words. */
+export function contextValue(m: ListedMemory, review: boolean): string {
+  const words = ["memory", m.pinned ? "pinned" : "unpinned"];
+  if (m.kind !== "decision") words.push("purgeable");
+  if (m.status !== "inactive") words.push("forgettable");
+  if (m.nextStatuses.some((s) => s === "superseded" || s === "retired")) words.push("supersedable");
+  if (m.kind === "decision" || m.kind === "procedure") words.push("outcome");
+  if (m.sourceType === "file") words.push("file");
+  if (review) words.push("review");
+  return words.join(" ");
+}
+
+export type Row =
+  | { type: "memory"; memory: ListedMemory }
+  | { type: "more"; offset: number; shown: number; total: number }
+  | { type: "empty"; message: string };
+
+/** The rows of the list: every memory of the pages loaded so far, then "Load more" while the
+ * daemon has more, or one row saying why the list is empty. */
+export function buildRows(pages: readonly ListResult[], filtered: boolean, review = false): Row[] {
+  const rows: Row[] = [];
+  const seen = new Set<string>();
+  for (const page of pages) {
+    for (const memory of page.items) {
+      if (seen.has(memory.id)) continue; // a memory edited between pages moves up: keep it once
+      seen.add(memory.id);
+      rows.push({ type: "memory", memory });
+    }
+  }
+  const last = pages.at(-1);
+  if (last && last.nextOffset !== null) {
+    rows.push({ type: "more", offset: last.nextOffset, shown: seen.size, total: last.total });
+  }
+  if (rows.length === 0) {
+    const message = review
+      ? "Nothing to review: what chat captures shows up here."
+      : filtered
+        ? "No memory matches these filters."
+        : "No memories yet.";
+    rows.push({ type: "empty", message });
+  }
+  return rows;
+}
+
+/** The 0-based line of the heading a harvested anchor points at (`rules-3` → `## Rules`), or 0. */
+export function anchorLine(text: string, fragment: string): number {
+  if (!fragment) return 0;
+  let best = -1;
+  let bestLength = 0;
+  const lines = text.split("\n");
+  lines.forEach((line, i) => {
+    const heading = /^\s{0,3}#{1,6}\s+(.*)$/.exec(line);
+    if (!heading) return;
+    const slug = heading[1]!.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+    if (slug && fragment.includes(slug) && slug.length > bestLength) {
+      best = i;
+      bestLength = slug.length;
+    }
+  });
+  return Math.max(best, 0);
+}
+
+function cell(s: string): string {
+  return s.replace(/\s+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+/** The full record as Markdown: fields, text, provenance (a link to the file and anchor, the
+ * commit, the chat session), use and lifecycle history. `root` is the workspace folder's URI
+ * (`file:///…`), for links to harvested files. */
+export function renderRecord(m: ListedMemory, now: Date, root?: string): string {
+  const out: string[] = [];
+  out.push(`# ${m.kind}: ${cell(rowLabel(m))}`, "");
+  out.push("| field | value |", "|---|---|");
+  const rows: [string, string][] = [
+    ["id", `\`${m.id}\``],
+    ["status", m.status + (m.excluded ? " (kept out of context)" : "") + (m.nextStatuses.length ? ` → may become ${m.nextStatuses.join(", ")}` : "")],
+    ["scope", m.scope],
+    ["source", `\`${m.source}\``],
+    ["pinned", m.pinned ? "yes" : "no"],
+    ["importance", m.importance.toFixed(2)],
+    ["confidence", m.confidence.toFixed(2)],
+    ["outcome", m.outcome ?? "—"],
+    ["tags", m.tags.length ? m.tags.join(", ") : "—"],
+    ["captured", `${m.createdAt} (${ago(m.createdAt, now)})`],
+    ["updated", `${m.updatedAt} (${ago(m.updatedAt, now)})`],
+    ["confirmations", String(m.confirmations)],
+  ];
+  if (m.supersededBy) rows.push(["superseded by", `\`${m.supersededBy}\``]);
+  for (const [k, v] of rows) out.push(`| ${k} | ${cell(v)} |`);
+  out.push("", "## Text", "", "````markdown", m.content, "````", "");
+  out.push("## Provenance", "");
+  const p = provenance(m.source);
+  switch (p.type) {
+    case "file": {
+      const target = root ? `${root.replace(/\/$/, "")}/${p.path}` : p.path;
+      out.push(`Harvested from the file [${p.path}${p.fragment ? "#" + p.fragment : ""}](${target}), section \`${p.fragment || "top"}\`.`);
+      break;
+    }
+    case "commit":
+      out.push(`Harvested from the commit \`${p.sha}\` (\`git show ${p.sha.slice(0, 12)}\`).`);
+      break;
+    case "chat":
+      out.push(p.session ? `Captured from the chat session \`${p.session}\`.` : "Captured from a chat (no session recorded).");
+      out.push("", m.reviewed ? "Kept after review." : "Waiting for review (keep, edit or discard it in the Review view).");
+      break;
+    case "manual":
+      out.push(`Written by hand (\`${p.source}\`).`);
+      break;
+  }
+  out.push("", "## Use", "");
+  out.push(
+    m.injected
+      ? `Injected ${m.injected} time(s), referenced by the answer ${m.referenced} time(s); last injected ${ago(m.lastInjectedAt, now)}, last referenced ${ago(m.lastReferencedAt, now)}.`
+      : "Never injected into a chat yet.",
+  );
+  if (m.usage?.length) {
+    out.push("", "| when | session | referenced | overlap |", "|---|---|---|---:|");
+    for (const u of m.usage) out.push(`| ${u.at} | \`${cell(u.sessionId)}\` | ${u.referenced ? "yes" : "no"} | ${u.overlap.toFixed(2)} |`);
+  }
+  if (m.transitions?.length) {
+    out.push("", "## Lifecycle", "", "| when | change | why |", "|---|---|---|");
+    for (const t of m.transitions) out.push(`| ${t.at} | ${t.fromStatus ?? "∅"} → ${t.toStatus} | ${cell(t.reason)} |`);
+  }
+  out.push("");
+  return out.join("\n");
+}
+
+/** Memory text in a one-line input box: line breaks shown as ` ⏎ ` and restored on the way back. */
+export function toOneLine(text: string): string {
+  return text.replace(/\r?\n/g, " ⏎ ");
+}
+
+export function fromOneLine(text: string): string {
+  return text.replace(/ ?⏎ ?/g, "\n").trim();
+}
+
+/** A `command:` link that opens the memory in the browser. */
+export function showMemoryLink(id: string): string {
+  return `command:nous.showMemory?${encodeURIComponent(JSON.stringify([id]))}`;
+}
+
+/** Markdown with each `` `short id` `` of the given memories turned into a link that opens the
+ * memory's record (the manifest's ids link into the browser). */
+export function linkIds(markdown: string, ids: readonly string[]): string {
+  const byShort = new Map(ids.map((id) => [id.slice(0, 8), id]));
+  return markdown.replace(/(?<!\[)`([0-9a-f]{8})`(?!\])/g, (whole, short: string) => {
+    const id = byShort.get(short);
+    return id ? `[\`${short}\`](${showMemoryLink(id)})` : whole;
+  });
+}
+
+/** Where short ids sit in a manifest document: [line, start column, short id] (for links). */
+export function idSpans(text: string): [number, number, string][] {
+  const out: [number, number, string][] = [];
+  text.split("\n").forEach((line, n) => {
+    for (const match of line.matchAll(/`([0-9a-f]{8})`/g)) out.push([n, match.index + 1, match[1]!]);
+  });
+  return out;
+}

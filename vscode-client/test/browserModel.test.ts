@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  ago,
+  anchorLine,
+  buildRows,
+  contextValue,
+  describeFilters,
+  emptyFilters,
+  fromOneLine,
+  idSpans,
+  isFiltered,
+  kindIcon,
+  linkIds,
+  listParams,
+  provenance,
+  renderRecord,
+  rowDescription,
+  rowLabel,
+  sourceLabel,
+  toOneLine,
+} from "../src/browserModel";
+import type { ListedMemory, ListResult } from "../src/protocol";
+
+const NOW = new Date("2026-11-24T12:00:00.000Z");
+
+function memory(overrides: Partial<ListedMemory> = {}): ListedMemory {
+  return {
+    id: "501618aa0000000000000000000000aa",
+    kind: "decision",
+    scope: "project:shop-0123",
+    status: "recorded",
+    content: "Use SQLite with WAL, not Postgres.",
+    summary: "Decision: Use SQLite with WAL, not Postgres.",
+    micro: "Use SQLite with WAL, not Postgres.",
+    source: "file:docs/adr/0001-sqlite.md#adr-1-use-sqlite",
+    sourceType: "file",
+    createdAt: "2026-11-20T12:00:00.000Z",
+    updatedAt: "2026-11-24T11:00:00.000Z",
+    statusChangedAt: "2026-11-20T12:00:00.000Z",
+    confidence: 1,
+    importance: 0.8,
+    outcome: null,
+    confirmations: 0,
+    activations: 0,
+    supersededBy: null,
+    tags: [],
+    pinned: false,
+    reviewed: false,
+    excluded: false,
+    nextStatuses: ["inactive", "pending", "reviewed", "superseded"],
+    injected: 0,
+    referenced: 0,
+    lastInjectedAt: null,
+    lastReferencedAt: null,
+    usage: null,
+    transitions: null,
+    ...overrides,
+  };
+}
+
+function page(ids: string[], offset: number, total: number): ListResult {
+  const next = offset + ids.length;
+  return {
+    items: ids.map((id) => memory({ id })),
+    total,
+    offset,
+    nextOffset: next < total ? next : null,
+    reviewPending: 0,
+    project: "shop",
+    projectScope: "project:shop-0123",
+  };
+}
+
+test("pages become rows in order, once each, with a Load more row while the daemon has more", () => {
+  const rows = buildRows([page(["a", "b"], 0, 5), page(["b", "c"], 2, 5)], false);
+  assert.deepEqual(
+    rows.map((r) => (r.type === "memory" ? r.memory.id : r.type)),
+    ["a", "b", "c", "more"],
+  );
+  const more = rows.at(-1);
+  assert.ok(more?.type === "more" && more.offset === 4 && more.shown === 3 && more.total === 5);
+  const done = buildRows([page(["a", "b"], 0, 2)], false);
+  assert.equal(done.length, 2);
+  assert.ok(done.every((r) => r.type === "memory"));
+});
+
+test("an empty list says why: no memories, no match for the filters, nothing to review", () => {
+  const message = (rows: ReturnType<typeof buildRows>): string => (rows[0]?.type === "empty" ? rows[0].message : "");
+  assert.match(message(buildRows([page([], 0, 0)], false)), /No memories yet/);
+  assert.match(message(buildRows([page([], 0, 0)], true)), /No memory matches/);
+  assert.match(message(buildRows([page([], 0, 0)], false, true)), /Nothing to review/);
+  assert.match(message(buildRows([], false)), /No memories yet/);
+});
+
+test("filters become nous/list params, empty ones left out", () => {
+  assert.deepEqual(listParams(emptyFilters(), 0), { sort: "recent", offset: 0, limit: 50 });
+  const f = { ...emptyFilters(), query: "  cache ", kinds: ["decision"], sourceTypes: ["chat" as const], since: "2026-11-01", sort: "use" as const };
+  assert.deepEqual(listParams(f, 50, 25), {
+    sort: "use", offset: 50, limit: 25, query: "cache", kinds: ["decision"], sourceTypes: ["chat"], since: "2026-11-01",
+  });
+  assert.equal(describeFilters(f), "“cache” · decision · from chat · since 2026-11-01 · by use");
+  assert.ok(isFiltered(f));
+  assert.ok(!isFiltered({ ...emptyFilters(), sort: "score" }), "a sort is not a filter");
+});
+
+test("a row shows kind, status, source and last injected / referenced", () => {
+  assert.equal(rowDescription(memory(), NOW), "decision · recorded · 0001-sqlite.md · never injected");
+  const used = memory({ injected: 3, referenced: 1, lastInjectedAt: "2026-11-24T10:00:00.000Z", lastReferencedAt: "2026-11-21T12:00:00.000Z" });
+  assert.equal(rowDescription(used, NOW), "decision · recorded · 0001-sqlite.md · injected 2 h ago, referenced 3 d ago");
+  assert.equal(rowLabel(memory({ micro: "", content: "line one\nline two" })), "line one line two");
+  assert.equal(rowLabel(memory({ micro: "x".repeat(150) })).length, 100);
+});
+
+test("provenance reads files with anchors, commits, chat sessions and anything else", () => {
+  assert.deepEqual(provenance("file:docs/adr/0001.md#adr-1"), { type: "file", path: "docs/adr/0001.md", fragment: "adr-1" });
+  assert.deepEqual(provenance("git:0123456789abcdef"), { type: "commit", sha: "0123456789abcdef" });
+  assert.deepEqual(provenance("chat:session-7"), { type: "chat", session: "session-7" });
+  assert.deepEqual(provenance("chat"), { type: "chat", session: "" });
+  assert.deepEqual(provenance("manual"), { type: "manual", source: "manual" });
+  assert.equal(sourceLabel("git:0123456789abcdef"), "commit 0123456");
+  assert.equal(sourceLabel("chat"), "chat");
+  assert.equal(sourceLabel("chat:vscode-chat-abc123"), "chat");
+  assert.equal(sourceLabel("file:docs/adr/0001.md#adr-1"), "0001.md");
+});
+
+test("context values offer purge except on decisions, pin or unpin, and review actions in the queue", () => {
+  const decision = contextValue(memory(), false).split(" ");
+  assert.ok(!decision.includes("purgeable") && decision.includes("unpinned") && decision.includes("supersedable"));
+  assert.ok(decision.includes("outcome") && decision.includes("file"));
+  const fact = contextValue(memory({ kind: "fact", status: "inactive", nextStatuses: [], pinned: true, sourceType: "chat", source: "chat" }), true).split(" ");
+  assert.ok(fact.includes("purgeable") && fact.includes("pinned") && fact.includes("review"));
+  assert.ok(!fact.includes("forgettable") && !fact.includes("supersedable") && !fact.includes("outcome"));
+  assert.equal(kindIcon("decision"), "law");
+  assert.equal(kindIcon("decision", true), "pinned");
+  assert.equal(kindIcon("something-new"), "circle-outline");
+});
+
+test("the record shows provenance with a link to the file, use and lifecycle history", () => {
+  const text = renderRecord(
+    memory({
+      injected: 2,
+      referenced: 1,
+      lastInjectedAt: "2026-11-24T11:59:30.000Z",
+      usage: [{ sessionId: "chat-7", at: "2026-11-24T11:59:30.000Z", referenced: true, overlap: 0.31 }],
+      transitions: [{ fromStatus: null, toStatus: "recorded", at: "2026-11-20T12:00:00.000Z", reason: "created" }],
+    }),
+    NOW,
+    "file:///work/shop/",
+  );
+  assert.match(text, /\[docs\/adr\/0001-sqlite\.md#adr-1-use-sqlite\]\(file:\/\/\/work\/shop\/docs\/adr\/0001-sqlite\.md\)/);
+  assert.match(text, /Injected 2 time\(s\), referenced by the answer 1 time\(s\); last injected just now/);
+  assert.match(text, /\| 2026-11-24T11:59:30.000Z \| `chat-7` \| yes \| 0.31 \|/);
+  assert.match(text, /\| ∅ → recorded \| created \|/);
+  assert.match(text, /may become inactive, pending, reviewed, superseded/);
+  const chat = renderRecord(memory({ source: "chat:s-9", sourceType: "chat" }), NOW);
+  assert.match(chat, /Captured from the chat session `s-9`/);
+  assert.match(chat, /Waiting for review/);
+  assert.match(renderRecord(memory({ source: "git:abcdef0123456789" }), NOW), /commit `abcdef0123456789`/);
+});
+
+test("a harvested anchor finds its heading line", () => {
+  const text = "# Agent instructions\n\nintro\n\n## Conventions\n\n- cents\n\n## Testing rules\n";
+  assert.equal(anchorLine(text, "conventions"), 4);
+  assert.equal(anchorLine(text, "testing-rules-2"), 8);
+  assert.equal(anchorLine(text, "adr-1-conventions"), 4, "an ADR section anchor");
+  assert.equal(anchorLine("# Testing\n\n## Testing rules\n", "testing-rules"), 2, "the longest matching heading wins");
+  assert.equal(anchorLine(text, "nothing-like-it"), 0);
+  assert.equal(anchorLine(text, ""), 0);
+});
+
+test("manifest ids link to the memory browser", () => {
+  const id = "501618aa0000000000000000000000aa";
+  const linked = linkIds("| decision | `501618aa` | `deadbeef` |", [id]);
+  assert.equal(linked, `| decision | [\`501618aa\`](command:nous.showMemory?${encodeURIComponent(JSON.stringify([id]))}) | \`deadbeef\` |`);
+  assert.equal(linkIds(linked, [id]), linked, "linking twice changes nothing");
+  assert.deepEqual(idSpans("a `501618aa` b\n`deadbeef`"), [[0, 3, "501618aa"], [1, 1, "deadbeef"]]);
+});
+
+test("multi-line text survives the one-line input box", () => {
+  const text = "First line.\nSecond line.\n\nAfter a blank line.";
+  assert.equal(fromOneLine(toOneLine(text)), text);
+  assert.equal(ago("2026-11-24T11:58:00.000Z", NOW), "2 min ago");
+  assert.equal(ago(null, NOW), "never");
+});
