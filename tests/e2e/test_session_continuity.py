@@ -141,9 +141,5 @@ async def test_a_sessions_own_turns_are_not_recalled_back_to_it(client: Language
     query = {"query": "where does the staging database live?", "budget": 500}
     same = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-1"}))
     assert kept["id"] not in {i["id"] for i in items(same)}  # already in its conversation
-    assert any(
-        d["id"] == kept["id"] and d["reason"] == "duplicate-of-conversation"
-        for d in same["dropped"]
-    )
     later = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-2"}))
     assert kept["id"] in {i["id"] for i in items(later)}  # another session remembers it

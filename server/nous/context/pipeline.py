@@ -61,11 +61,12 @@ class Request:
 
 
 def _semantic(
-    store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str]
-) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str],
+    exclude: frozenset[str] = frozenset(),
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
     """({id: cosine}, {id: relative BM25}, {chat turn id: windowed blend}) of the candidates."""
     sc = config.scoring
-    found = search.hybrid(store, query, query_vec, scopes, sc.candidates)
+    found = search.hybrid(store, query, query_vec, scopes, sc.candidates, exclude)
     window = search.Window(sc.window_near, sc.window_far, sc.window_widen)
     turns = search.windowed(store, found, query, query_vec, scopes, sc.semantic_cosine_share,
                             window)  # fmt: skip
@@ -212,7 +213,13 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         )
         query_vec = req.vector if req.vector is not None else store.embed(query)
         words = relevance.expand(query)  # "PR" finds "pull request" and back
-        semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes)
+        # the asking session's own turns and notes are in its conversation: not memory to it
+        own = (
+            frozenset(i for i, _, _ in store.session_rows(req.session_id, view.project_scope))
+            if req.session_id and "#" not in req.session_id
+            else frozenset()
+        )
+        semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes, own)
         available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
         rel_query = relevance.query(words, frequencies, documents)
@@ -389,7 +396,6 @@ def _filter(
         and c.terms.get("relevance", 0.0) >= _floor(config, req, c.memory, unknown, top, history)
     }
     vectors = store.vectors([c.memory.id for c in candidates])
-    own_turns = f"chat:{req.session_id}#" if req.session_id else None
     for c in candidates:
         m = c.memory
         vec = vectors.get(m.id)
@@ -401,9 +407,6 @@ def _filter(
             continue
         if m.kind not in plan.limits:
             work.drop(c, "excluded-kind")
-            continue
-        if own_turns and m.source.startswith(own_turns):
-            work.drop(c, "duplicate-of-conversation", "this session's own turn")
             continue
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")

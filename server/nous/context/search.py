@@ -91,12 +91,17 @@ def signals(
 
 
 def hybrid(
-    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100
-) -> Signals:
+    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100,
+    exclude: frozenset[str] = frozenset(),
+) -> Signals:  # fmt: skip
     """Both signals over the union of the vector top-`depth` and the FTS5 top-`depth`: every
-    candidate has a cosine, and a BM25 whether or not it made the FTS5 top (the exact blend)."""
-    dense = store.vector_search(vector, depth, scopes)
+    candidate has a cosine, and a BM25 whether or not it made the FTS5 top (the exact blend).
+    `exclude`d ids (the asking session's own turns) are neither candidates nor the BM25 scale."""
+    dense = [
+        d for d in store.vector_search(vector, depth + len(exclude), scopes) if d[0] not in exclude
+    ][:depth]
     matches = store.text_search(query, max(depth, LEXICAL_REACH), scopes) if query.strip() else []
+    matches = [m for m in matches if m[0] not in exclude]
     top_bm25 = max((score for _, score in matches), default=0.0) or 1.0
     found = Signals(dict(dense), {}, {i: score / top_bm25 for i, score in matches})
     _fill(store, found, vector, [i for i, _ in matches[:depth]])
