@@ -143,3 +143,20 @@ async def test_a_sessions_own_turns_are_not_recalled_back_to_it(client: Language
     assert kept["id"] not in {i["id"] for i in items(same)}  # already in its conversation
     later = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-2"}))
     assert kept["id"] in {i["id"] for i in items(later)}  # another session remembers it
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_question_asked_before_is_not_recalled_as_its_own_answer(
+    client: LanguageClient,
+) -> None:
+    """An earlier session's same question is an echo: it answers nothing, and its BM25 would set
+    the scale the real answer is measured on (it pushed a decision under the floor)."""
+    decision = "Invoices are rendered with WeasyPrint on the worker, never in the web process."
+    await call(client, "nous/remember", {"kind": "decision", "content": decision})
+    asked = "use recall: how do we render invoices"
+    await call(client, "nous/context", {"input": asked, "mode": "turn", "sessionId": "u-1"})
+    answer = as_dict(await call(client, "nous/recall", {"query": "how do we render invoices",
+                                                        "sessionId": "u-2", "budget": 500}))  # fmt: skip
+    texts = [i["text"] for i in items(answer)]
+    assert any("WeasyPrint" in t for t in texts), texts
+    assert not any(asked in t for t in texts), texts

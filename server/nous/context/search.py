@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from nous.context import relevance
+from nous.memory import turns
 from nous.memory.embedder import Vector
 from nous.memory.store import MemoryStore
 
@@ -38,6 +40,8 @@ class Signals:
     cosine: dict[str, float]
     lexical: dict[str, float]
     bm25: dict[str, float]
+    excluded: frozenset[str] = frozenset()
+    """Never candidates (the asking session's own turns, echoes of the question)."""
 
 
 @dataclass(frozen=True)
@@ -97,17 +101,37 @@ def hybrid(
     """Both signals over the union of the vector top-`depth` and the FTS5 top-`depth`: every
     candidate has a cosine, and a BM25 whether or not it made the FTS5 top (the exact blend).
     `exclude`d ids (the asking session's own turns) are neither candidates nor the BM25 scale."""
-    dense = [
-        d for d in store.vector_search(vector, depth + len(exclude), scopes) if d[0] not in exclude
-    ][:depth]
+    dense = store.vector_search(vector, depth + len(exclude) + 10, scopes)
     matches = store.text_search(query, max(depth, LEXICAL_REACH), scopes) if query.strip() else []
+    exclude = exclude | _echoes(store, query, dense, matches)
+    dense = [d for d in dense if d[0] not in exclude][:depth]
     matches = [m for m in matches if m[0] not in exclude]
     top_bm25 = max((score for _, score in matches), default=0.0) or 1.0
-    found = Signals(dict(dense), {}, {i: score / top_bm25 for i, score in matches})
+    found = Signals(dict(dense), {}, {i: score / top_bm25 for i, score in matches}, exclude)
     _fill(store, found, vector, [i for i, _ in matches[:depth]])
     for memory_id in list(found.cosine):
         found.lexical[memory_id] = found.bm25.get(memory_id, 0.0)
     return found
+
+
+ECHO_WORDS = 3
+"""A kept chat turn that holds every content word of the query and at most this many more says
+the question again (asked in an earlier session): it answers nothing, and its BM25 would set the
+scale every answer is measured on."""
+
+
+def _echoes(
+    store: MemoryStore, query: str, dense: list[tuple[str, float]], matches: list[tuple[str, float]]
+) -> frozenset[str]:
+    asked = relevance.stems(query)
+    if not asked:
+        return frozenset()
+    near = list(dict.fromkeys([i for i, _ in matches[:10]] + [i for i, _ in dense[:10]]))
+    return frozenset(
+        i for i, m in store.get_many(near).items()
+        if m.kind == "episode" and m.source.startswith(turns.PREFIX)
+        and asked <= (said := relevance.stems(m.content)) and len(said - asked) <= ECHO_WORDS
+    )  # fmt: skip
 
 
 def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) -> None:
@@ -146,7 +170,9 @@ def windowed(
 
     scores = score(neighbours, list(neighbours))
     best = sorted(scores, key=lambda i: -scores[i])[: window.widen]
-    joined = sorted({n for i in best for n, _ in neighbours[i]} - found.cosine.keys())
+    joined = sorted(
+        {n for i in best for n, _ in neighbours[i]} - found.cosine.keys() - found.excluded
+    )
     if joined:
         _fill(store, found, vector, joined)
         scores.update(score(store.turn_neighbours(joined, 2, scopes), joined))
