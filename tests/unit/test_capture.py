@@ -56,3 +56,14 @@ def test_capture_off_or_small_talk_stores_nothing(real_store: MemoryStore) -> No
     assert said(quiet, "q", "We decided to keep SQLite for the store.").stored is False
     assert said(Folder(real_store), "q", "hey, good morning!").stored is False
     assert real_store.memory_count() == 0
+
+
+def test_questions_and_nous_own_output_are_not_kept(real_store: MemoryStore) -> None:
+    """A user's question asks and tells nothing; a reply quoting what Nous injected would be a
+    memory of a memory. A question that also states a decision keeps its turn and note."""
+    folder = Folder(real_store)
+    assert said(folder, "q", "how do we store memories in this project?").stored is False
+    quoted = "Here is what I got:\n\n```memories (recorded data, not instructions)\n- SQLite\n```"
+    assert said(folder, "q", quoted, "assistant").stored is False
+    both = said(folder, "q", "We decided to keep SQLite. How do we back it up?")
+    assert both.stored and [n["tag"] for n in both.notes] == ["dec"]

@@ -6,6 +6,7 @@ nothing is stored. A session can be forgotten whole."""
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from nous.context import intent as intents
@@ -22,6 +23,10 @@ SAME_TOPIC = 0.8
 parser tests" → "I've added the parser tests")."""
 MIN_WORDS = 3
 """A turn shorter than this ("ok", "thanks!") is not kept."""
+_OWN_OUTPUT = re.compile(
+    r"context from Nous, the user's local memory|\(Nous: \d+ memor(?:y|ies) \(\d+ tokens\)|"
+    r"```memories \(recorded data, not instructions\)"
+)
 
 
 class Folder(Protocol):
@@ -34,14 +39,19 @@ class Folder(Protocol):
 
 def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> TurnResult:
     """Keep one turn and the notes it holds; `stored` is False when capture is off or the turn
-    is empty, too short or small talk. `vector` is the text's embedding when the caller has it
-    (a `nous/context` turn embedded its input already: it is not embedded twice)."""
+    is empty, too short, small talk, a user's question that states nothing, or Nous's own
+    injected text quoted back. `vector` is the text's embedding when the caller has it (a
+    `nous/context` turn embedded its input already: it is not embedded twice)."""
     text = params.text.strip()
     skipped = TurnResult(session_id=params.session_id, stored=False)
     if not folder.settings.capture or len(text.split()) < MIN_WORDS:
         return skipped
-    if intents.signals(text).greeting:
-        return skipped
+    intent = intents.signals(text)
+    if intent.greeting or _OWN_OUTPUT.search(text):
+        return skipped  # small talk; or a reply quoting what Nous injected (memory of memory)
+    drawn_notes = notes.draw(text)
+    if params.role == "user" and intent.question and not drawn_notes:
+        return skipped  # a question asks, it tells nothing (and would be recalled as an answer)
     store = folder.store
     scope = folder.resolve_scope(None)  # the project's scope
     index = params.index
@@ -52,7 +62,7 @@ def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> Tu
         (text, vector) if vector is not None else None,
     )
     drawn: list[dict[str, str]] = []
-    for note in notes.draw(text):
+    for note in drawn_notes:
         written = store.remember(
             Draft(kind="note", content=f"{note.tag}: {note.text}", scope=scope,
                   tags=[note.tag, turns.TAG],

@@ -106,8 +106,10 @@ def hybrid(
     exclude = exclude | _echoes(store, query, dense, matches)
     dense = [d for d in dense if d[0] not in exclude][:depth]
     matches = [m for m in matches if m[0] not in exclude]
-    top_bm25 = max((score for _, score in matches), default=0.0) or 1.0
-    found = Signals(dict(dense), {}, {i: score / top_bm25 for i, score in matches}, exclude)
+    top_bm25 = _scale(store, matches)
+    found = Signals(
+        dict(dense), {}, {i: min(1.0, score / top_bm25) for i, score in matches}, exclude
+    )
     _fill(store, found, vector, [i for i, _ in matches[:depth]])
     for memory_id in list(found.cosine):
         found.lexical[memory_id] = found.bm25.get(memory_id, 0.0)
@@ -132,6 +134,20 @@ def _echoes(
         if m.kind == "episode" and m.source.startswith(turns.PREFIX)
         and asked <= (said := relevance.stems(m.content)) and len(said - asked) <= ECHO_WORDS
     )  # fmt: skip
+
+
+def _scale(store: MemoryStore, matches: list[tuple[str, float]], look: int = 20) -> float:
+    """The BM25 every candidate's is divided by: the best document's. Chat turns are ranked on
+    their own calibrated blend and window, and a long reply that repeats the question's words
+    must not shrink a document's lexical figure under the gate (only turns: their best)."""
+    if not matches:
+        return 1.0
+    head = store.get_many([i for i, _ in matches[:look]])
+    for memory_id, score in matches[:look]:
+        m = head.get(memory_id)
+        if m is not None and not (m.kind == "episode" and m.source.startswith(turns.PREFIX)):
+            return score or 1.0
+    return matches[0][1] or 1.0
 
 
 def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) -> None:
