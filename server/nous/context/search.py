@@ -177,6 +177,8 @@ def windowed(
             own[memory_id] = share * cosine + (1 - share) * found.bm25.get(memory_id, 0.0)
         out = {}
         for memory_id in ids:
+            if memory_id not in own:
+                continue  # no vector yet (another process wrote it a moment ago)
             pairs = near.get(memory_id, [])
             one = max((own.get(n, 0.0) for n, d in pairs if d == 1), default=0.0)
             two = max((own.get(n, 0.0) for n, d in pairs if d == 2), default=0.0)
@@ -191,6 +193,7 @@ def windowed(
     )
     if joined:
         _fill(store, found, vector, joined)
+        joined = [i for i in joined if i in found.cosine]
         scores.update(score(store.turn_neighbours(joined, 2, scopes), joined))
     return scores
 
