@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
+import { ChatSessions, registerForgetSession } from "./forgetSession";
 import type { Interpreter } from "./interpreter";
 import { registerParticipant } from "./participant";
 import type { BudgetNotification, StatusResult } from "./protocol";
@@ -25,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const output = vscode.window.createOutputChannel("Nous");
   const daemon = new Daemon(output, context.extensionPath, context.globalStorageUri.fsPath);
   const state = new State();
+  const chatSessions = new ChatSessions(context.workspaceState);
   const statusBar = new StatusBar(state, () =>
     vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
   );
@@ -33,7 +35,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const refreshWorkspace = async (): Promise<void> => {
     try {
       const status = await daemon.status();
-      state.setWorkspace({ project: status.project, language: languageOf(status) });
+      const capture = typeof status.capture === "boolean" ? status.capture : undefined;
+      state.setWorkspace({ project: status.project, language: languageOf(status), capture });
     } catch (err) {
       daemon.log(`status failed: ${String(err)}`);
     }
@@ -56,7 +59,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
         void daemon.restart();
       }
     }),
-    registerParticipant(daemon, state),
+    registerParticipant(daemon, state, chatSessions),
+    registerForgetSession(daemon, chatSessions),
     ...registerTools(daemon, state),
     ...registerCommands(daemon, state),
   );
