@@ -81,6 +81,7 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
             input=params.input, mode=params.mode, budget=granted, frame=frame,
             profile=params.profile, conversation=params.conversation,
             instructions=params.injected_instructions, cut_note=note, vector=vector,
+            chat_session=params.session_id,
         ),
     )  # fmt: skip
     result.refresh = refresh
@@ -115,7 +116,7 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
             s.removeprefix("language:") for s in view_scopes if s.startswith("language:")
         ]
     result = assemble_recall(folder.store, folder.config, view, params.query, granted,
-                             params.kinds, note)  # fmt: skip
+                             params.kinds, note, params.session_id)  # fmt: skip
     return _finish(folder.store, session, result, True, granted < requested, None)
 
 
@@ -127,15 +128,17 @@ def assemble_recall(
     budget: int,
     kinds: Sequence[str] | None = None,
     note: str | None = None,
+    chat_session: str | None = None,
 ) -> ContextResult:
-    """The one recall: the pipeline's `recall` mode over `view`'s scopes (no session)."""
+    """The one recall: the pipeline's `recall` mode over `view`'s scopes (no session cap; the
+    asking chat session's own turns and notes are left out)."""
     return pipeline.assemble(
         store,
         config,
         view,
         pipeline.Request(
             input=query, mode="recall", budget=budget, kinds=list(kinds or []) or None,
-            cut_note=note,
+            cut_note=note, chat_session=chat_session,
         ),
     )  # fmt: skip
 

@@ -19,6 +19,7 @@ from nous.context.config import Config, Profile
 from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
+from nous.memory import turns as chat_turns
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
@@ -56,6 +57,8 @@ class Request:
     cut_note: str | None = None
     vector: Vector | None = None
     """The embedding of `input.strip()`, when the caller already computed it (once a request)."""
+    chat_session: str | None = None
+    """The chat session asking: its own turns and notes are in its conversation already."""
 
 
 def _semantic(
@@ -356,6 +359,22 @@ def _score(
     return scored
 
 
+def _chat_turns_out(req: Request, candidates: list[Scored], work: items.Work) -> list[Scored]:
+    """Chat turns that are not context for this request: the asking session's own turns and
+    notes (its conversation holds them), and at startup every turn episode (the session slot
+    holds the notes drawn from the turns, not the turns)."""
+    out: list[Scored] = []
+    for c in candidates:
+        turn = chat_turns.position(c.memory.source or "")
+        if turn is not None and req.chat_session and turn[0] == req.chat_session:
+            work.drop(c, "duplicate-of-conversation", "a turn of this chat session")
+        elif turn is not None and req.mode == "startup" and c.memory.kind == "episode":
+            work.drop(c, "excluded-kind", "a chat turn (its session notes stand for it)")
+        else:
+            out.append(c)
+    return out
+
+
 def _filter(
     store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
     profile: Profile, candidates: list[Scored], work: items.Work, unknown: float = 0.0,
@@ -376,6 +395,7 @@ def _filter(
 
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
+    candidates = _chat_turns_out(req, candidates, work)  # before `top`: they would set the floor
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
     # The floor admits documents: a further section of a document that is in (merged into its
     # item later, where only its units that share the question's words are drawn) needs only
