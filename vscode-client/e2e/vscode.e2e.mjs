@@ -380,11 +380,10 @@ test("the status bar shows the session budget the daemon reported", async () => 
   await until(`status bar “${expected}”`, async () => (await statusItem().innerText()).includes(expected), 20_000);
   const bar = page.locator(".part.statusbar");
   await statusItem().hover();
-  const hover = page.locator(".monaco-hover, .workbench-hover").first();
   // the tooltip says chat capture is on (nous.capture's default, read back from nous/status)
-  await until("the tooltip to say chat capture is on", async () =>
-    /Chat capture: on\b.*on this machine only/.test((await hover.innerText()).replace(/\s+/g, " ")),
-  20_000);
+  const hover = page.locator(".monaco-hover, .workbench-hover", { hasText: "Chat capture" }).first();
+  await hover.waitFor({ timeout: 20_000 });
+  assert.match(flat(await hover.innerText()), /Chat capture: on\b.*on this machine only/);
   await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "status-bar-tooltip.png") });
   await bar.screenshot({ path: join(OUT, "status-bar.png") });
