@@ -137,7 +137,6 @@ async def test_a_session_is_not_given_back_its_own_turns(client: LanguageClient)
     ]:
         own = as_dict(await call(client, method, params))
         assert not [i for i in items(own) if i["source"].startswith("chat:f-1#")], method
-        assert any(d["detail"] == "a turn of this chat session" for d in own["dropped"]), method
     # another session finds them
     other = as_dict(await call(client, "nous/recall", {"query": "queue library billing worker retries",
                                                        "sessionId": "f-2"}))  # fmt: skip

@@ -73,6 +73,27 @@ def _semantic(
     return found.cosine, found.lexical, turns
 
 
+def _without_session(
+    store: MemoryStore, scope: str, session: str, semantic: dict[str, float],
+    lexical: dict[str, float], turns: dict[str, float],
+) -> None:  # fmt: skip
+    """The asking chat session's own turns and notes are no candidates (its conversation holds
+    them), nor the measure of the others: its turn that repeats the question would hold the top
+    BM25 the others' relative BM25 is taken against."""
+    if "#" in session:
+        return
+    own = {memory_id for memory_id, _, _ in store.session_rows(session, scope)}
+    if not own or not own & (semantic.keys() | lexical.keys()):
+        return
+    for signal in (semantic, lexical, turns):
+        for memory_id in own:
+            signal.pop(memory_id, None)
+    top = max(lexical.values(), default=0.0)
+    if 0.0 < top < 1.0:  # relative to the best BM25 left, as if the session's were not there
+        for memory_id, value in lexical.items():
+            lexical[memory_id] = value / top
+
+
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
     """What goes in whatever the input (SPEC §2.7): pinned memories and blocking (escalated)
     constraints in scope. Everything else must be relevant to the input."""
@@ -214,6 +235,8 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         query_vec = req.vector if req.vector is not None else store.embed(query)
         words = relevance.expand(query)  # "PR" finds "pull request" and back
         semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes)
+        if req.chat_session:
+            _without_session(store, view.project_scope, req.chat_session, semantic, lexical, turns)
         available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
         rel_query = relevance.query(words, frequencies, documents)
