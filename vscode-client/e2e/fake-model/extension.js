@@ -85,7 +85,9 @@ const provider = {
     const first = received[0] ? received[0].parts.map((p) => p.text || "").join("") : "";
     let answer = `FAKE MODEL ANSWER: I received ${received.length} messages and ${tools.length} tools.\n\n`;
     const bullets = first.split("\n").filter((l) => /^\s*- /.test(l)).map((l) => (l.length > 110 ? l.slice(0, 109) + "…" : l));
-    answer += `The first message (${first.length} characters) began “${first.slice(0, 60)}…” and held these memories:\n\n` + bullets.join("\n") + "\n";
+    // (the reply is kept as a chat turn: it names no words of its own beyond the bullets, so the
+    // handful of memories the test starts with keep their word statistics)
+    answer += `The first message (${first.length} characters) held these lines:\n\n` + bullets.join("\n") + "\n";
     if (toolResults.length) answer += "\nTOOL RESULT from nous_recall:\n\n" + toolResults.map((r) => r.text).join("\n").slice(0, 700) + "\n";
     progress.report(new vscode.LanguageModelTextPart(answer));
   },
