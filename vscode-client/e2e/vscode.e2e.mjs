@@ -481,6 +481,7 @@ test("Nous: Forget Chat Session… removes session A's turns and notes after a m
   const forgotten = Number(/forgot (\d+) memor/.exec(said)?.[1]);
   // the user's turn, the model's reply, the decision note and the next-step note
   assert.ok(forgotten >= 4, said);
+  await page.waitForTimeout(600); // the toast slides in
   await page.screenshot({ path: join(OUT, "forget-session-done.png") });
   const probe = await probeStartup();
   const left = probe.items.filter((i) => /shipping fees|carrier_rates/.test(i.text));
