@@ -141,6 +141,7 @@ def test_status(wire: Wire, ids: dict[str, str]) -> None:
     assert {
         "project", "projectKey", "projectSource", "languages", "task", "counts", "memories",
         "indexState", "modelLoaded", "model", "dimension", "encoding", "database", "databaseBytes", "session",
+        "capture",
     } == set(result)  # fmt: skip
     assert result["project"] == "wire" and result["modelLoaded"] is True
     assert result["projectKey"].startswith("wire-")

@@ -58,7 +58,8 @@ def test_a_turn_in_a_session_embeds_its_input_once(engine: tuple[Engine, Countin
     for n, question in enumerate(["how do we store money?", "where are the migrations?"]):
         params = ContextParams(input=question, session_id="chat-1", mode="turn")
         result = chat.context(e, params)
-        assert counting.asked == [question], n
+        # once for retrieval; the turn kept as an episode of the session is embedded as written
+        assert counting.asked == [question, f"User: {question}"], n
         assert result.refresh in ("initial", "frame-switch", "topic-drift", "none")
         counting.asked.clear()
 

@@ -251,7 +251,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
                 f"{size:,}: built ({built.bulk_seconds:.1f} s bulk, "
                 f"{built.write_per_s:.1f} writes/s); warm requests"
             )
-            engine = Engine(Settings(db=db, **overrides), ws, embedder=real)
+            # capture off: the warm turns would be kept as turns, and the set measured at `size`
+            # would grow while it is measured
+            engine = Engine(Settings(db=db, **{"capture": False, **overrides}), ws, embedder=real)
             try:
                 warm = measure.warm(engine, turns, files, recalls)
                 rendered = warm.pop("_rendered")

@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     embedder = default_embedder()
     t2 = time.perf_counter()
-    settings = Settings(db=args.db)
+    settings = Settings(
+        db=args.db, capture=False
+    )  # the warm turns are not kept: the set stays its size
     tokens.counter(settings.encoding)
     t_counter = time.perf_counter()
     engine = Engine(settings, args.workspace, embedder=embedder)

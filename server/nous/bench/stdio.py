@@ -74,7 +74,7 @@ def _init_params(workspace: Path) -> dict[str, Any]:
     return {
         "processId": os.getpid(), "capabilities": {},
         "workspaceFolders": [{"uri": workspace.as_uri(), "name": workspace.name}],
-        "initializationOptions": {"harvest": False, "watch": False},
+        "initializationOptions": {"harvest": False, "watch": False, "capture": False},
     }  # fmt: skip
 
 

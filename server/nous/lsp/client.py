@@ -79,7 +79,7 @@ async def session(
                     workspace_folders=[
                         lsp.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)
                     ],
-                    initialization_options={"harvest": False, "watch": False},
+                    initialization_options={"harvest": False, "watch": False, "capture": False},
                 )
             ),
             timeout,
