@@ -59,6 +59,10 @@ async def test_a_decision_and_a_next_step_in_session_a_open_session_b(
     assert any("keep SQLite for the local store" in n for n in notes), notes
     assert any("pgserver tests for the team store" in n for n in notes), notes
     assert "keep SQLite for the local store" in as_dict(startup)["text"]
+    # the notes stand for the turns: no raw turn of any session at startup
+    assert not [
+        i for i in items(startup) if i["source"].startswith("chat:") and i["kind"] != "note"
+    ]
 
     # another project's session starts without them
     elsewhere = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "o-1",
@@ -160,3 +164,21 @@ async def test_a_question_asked_before_is_not_recalled_as_its_own_answer(
     texts = [i["text"] for i in items(answer)]
     assert any("WeasyPrint" in t for t in texts), texts
     assert not any(asked in t for t in texts), texts
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_session_is_not_given_back_its_own_turns(client: LanguageClient) -> None:
+    question = "Which queue library should the billing worker use for retries?"
+    await call(client, "nous/context", {"input": question, "mode": "turn", "sessionId": "f-1"})
+    await call(client, "nous/feedback", {"sessionId": "f-1", "response": "We decided to use "
+                                         "the dramatiq queue library for billing worker retries."})  # fmt: skip
+    for method, params in [
+        ("nous/recall", {"query": "queue library billing worker retries", "sessionId": "f-1"}),
+        ("nous/context", {"input": question, "mode": "turn", "sessionId": "f-1"}),
+    ]:
+        own = as_dict(await call(client, method, params))
+        assert not [i for i in items(own) if i["source"].startswith("chat:f-1#")], method
+    # another session finds them
+    other = as_dict(await call(client, "nous/recall", {"query": "queue library billing worker retries",
+                                                       "sessionId": "f-2"}))  # fmt: skip
+    assert [i for i in items(other) if i["source"].startswith("chat:f-1#")]

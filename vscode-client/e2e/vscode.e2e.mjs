@@ -5,7 +5,9 @@
 // venv on first start (progress notification) and the daemon starts from it; `@nous …` typed in the chat input reaches the
 // fake model with the injected context; the fake model's nous_recall tool call (the participant's
 // tool loop) and `vscode.lm.invokeTool` reach the daemon; the status bar shows the budget the
-// daemon reported. Screenshots go to $NOUS_E2E_OUT (default e2e/out).
+// daemon reported; a decision and a next step settled in one chat session open the next one's
+// #nousContext as session notes, and “Nous: Forget Chat Session…” removes them. Screenshots go to
+// $NOUS_E2E_OUT (default e2e/out).
 //
 // Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous
 // installed, only to seed the test's memories from the command line), NOUS_E2E_BARE_PYTHON (a
@@ -379,7 +381,10 @@ test("the status bar shows the session budget the daemon reported", async () => 
   await until(`status bar “${expected}”`, async () => (await statusItem().innerText()).includes(expected), 20_000);
   const bar = page.locator(".part.statusbar");
   await statusItem().hover();
-  await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ timeout: 15_000 }).catch(() => {});
+  // the tooltip says chat capture is on (nous.capture's default, read back from nous/status)
+  const hover = page.locator(".monaco-hover, .workbench-hover", { hasText: "Chat capture" }).first();
+  await hover.waitFor({ timeout: 20_000 });
+  assert.match(flat(await hover.innerText()), /Chat capture: on\b.*on this machine only/);
   await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "status-bar-tooltip.png") });
   await bar.screenshot({ path: join(OUT, "status-bar.png") });
@@ -569,6 +574,97 @@ test("the review queue holds what chat captured, with a badge; Keep takes it out
   await row.locator(".action-label[aria-label^='Keep']").first().click();
   await until("the queue to empty", async () => (await browserState()).reviewPending === 0, 30_000);
   await reviewPane.locator(".monaco-list-row", { hasText: "Nothing to review" }).first().waitFor({ timeout: 20_000 });
+
+async function probeStartup() {
+  rmSync(join(OUT, "startup-probe.json"), { force: true });
+  await runCommand("Nous E2E: Probe Startup Context");
+  const probe = await readJson("startup-probe.json", 30_000);
+  assert.ok(probe.ok, probe.error);
+  return probe;
+}
+
+const DECISION = "We decided to compute shipping fees by parcel weight, not a flat rate.";
+const NEXT_STEP = "Next step: add a carrier_rates migration with the weight tiers.";
+const SESSION_A = "let's settle how shipping fees are computed: by parcel weight or a flat rate?";
+
+function flat(text) {
+  return text.replace(/\s+/g, " ");
+}
+
+test("chat session A settles a decision and leaves a next step; session B's #nousContext starts with both as session notes", async () => {
+  // session A: a new chat; the user asks, the model settles it (the fake model's reply)
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  await ask(`@nous ${SESSION_A}`);
+  await page.locator(".interactive-item-container", { hasText: "carrier_rates migration" }).last().waitFor({ timeout: SLOW });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "session-a.png") });
+  // the participant sent the prompt (nous/context, turn mode) and the reply (nous/feedback) with
+  // the session id; the daemon drew the notes from the reply: a new session's startup holds them
+  const probe = await until("session A's notes in a new session's startup context", async () => {
+    const p = await probeStartup();
+    const notes = p.items.filter((i) => i.kind === "note").map((i) => flat(i.text));
+    return notes.some((n) => n.includes(DECISION)) && notes.some((n) => n.includes(NEXT_STEP)) ? p : undefined;
+  });
+  log(`startup notes: ${JSON.stringify(probe.items.filter((i) => i.kind === "note").map((i) => i.text))}`);
+
+  // session B: another new chat; #nousContext runs the startup context for it
+  const before = fakeRequests().length;
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  await ask("@nous #nousContext where did we leave off?");
+  const request = await until("the fake model to get session B's #nousContext result", () =>
+    fakeRequests()
+      .slice(before)
+      .find((r) => r.messages.some((m) => m.parts.some((p) => /^Result of nous_context:/.test(p.text || "")))),
+  );
+  const result = request.messages.flatMap((m) => m.parts).find((p) => /^Result of nous_context:/.test(p.text || "")).text;
+  assert.ok(flat(result).includes(DECISION), `the decision is in session B's startup context:\n${result}`);
+  assert.ok(flat(result).includes(NEXT_STEP), `the next step is in session B's startup context:\n${result}`);
+  assert.doesNotMatch(result, /let's settle how shipping fees/, "session A's question is a turn, not a note");
+  await page.locator(".interactive-item-container", { hasText: "the startup context from nous_context" }).last().waitFor({ timeout: SLOW });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "session-b-chat.png") });
+
+  // the manifest of #nousContext lists both as session notes (kind note)
+  await runCommand("Nous: Show Last Manifest");
+  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: #nousContext where did we leave off?" }).first().waitFor({ timeout: 30_000 });
+  // the rows wrap over several view lines: read the manifest's lines as one text
+  const manifest = page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: #nousContext" }).first();
+  const row = (text) => new RegExp(`\\| note \\|[^|]*\\|[^|]*\\|[^|]*\\| chat:[^|]*\\| ${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+  const shown = await until("the session notes in the manifest", async () => {
+    const text = flat((await manifest.locator(".view-line").allInnerTexts()).join(" "));
+    return row(DECISION).test(text) && row(NEXT_STEP).test(text) ? text : undefined;
+  }, 30_000);
+  assert.match(shown, /\*\*startup\*\* context/);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "session-notes.png") });
+});
+
+test("Nous: Forget Chat Session… removes session A's turns and notes after a modal confirmation", async () => {
+  await runCommand("Nous: Forget Chat Session…");
+  const rows = page.locator(".quick-input-list .monaco-list-row");
+  await rows.first().waitFor({ timeout: 20_000 });
+  // the sessions the participant saw, most recent first: B, then A
+  await rows.filter({ hasText: "where did we leave off?" }).first().waitFor({ timeout: 10_000 });
+  const sessionA = rows.filter({ hasText: "let's settle how shipping fees are computed" }).first();
+  await sessionA.waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: join(OUT, "forget-session-pick.png") });
+  await sessionA.click();
+  const dialog = page.locator(".monaco-dialog-box");
+  await dialog.waitFor({ timeout: 20_000 });
+  assert.match(flat(await dialog.innerText()), /Forget the chat session “let's settle how shipping fees/);
+  await page.screenshot({ path: join(OUT, "forget-session-confirm.png") });
+  await dialog.getByRole("button", { name: "Forget", exact: true }).click();
+  const toast = page.locator(".notification-toast", { hasText: "of the chat session" }).first();
+  await toast.waitFor({ timeout: SLOW });
+  const said = flat(await toast.innerText());
+  const forgotten = Number(/forgot (\d+) memor/.exec(said)?.[1]);
+  // the user's turn, the model's reply, the decision note and the next-step note
+  assert.ok(forgotten >= 4, said);
+  await page.waitForTimeout(600); // the toast slides in
+  await page.screenshot({ path: join(OUT, "forget-session-done.png") });
+  const probe = await probeStartup();
+  const left = probe.items.filter((i) => /shipping fees|carrier_rates/.test(i.text));
+  assert.deepEqual(left, [], "nothing of session A is left in a new session's startup");
 });
 
 test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {

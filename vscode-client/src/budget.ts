@@ -36,6 +36,15 @@ export interface Workspace {
   project?: string;
   language?: string;
   task?: string;
+  /** Whether the daemon keeps chat turns and session notes (`nous/status`); unknown: not said. */
+  capture?: boolean;
+}
+
+/** The tooltip's line about chat capture (the `nous.capture` setting). */
+export function captureLine(capture: boolean): string {
+  return capture
+    ? "Chat capture: **on** — `@nous` turns and the session notes drawn from them are kept, on this machine only (`nous.capture`)."
+    : "Chat capture: **off** — nothing from the chat is stored (`nous.capture`).";
 }
 
 /** Markdown tooltip: the session's use, one row per layer, then project, language and task. */
@@ -75,8 +84,9 @@ export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Work
   lines.push(
     `Project: **${escapeCell(project)}** · Language: **${escapeCell(ws.language || "—")}** · Task: **${escapeCell(ws.task || "—")}**`,
     "",
-    "Click to show the last manifest (what was injected, what was dropped and why).",
   );
+  if (ws.capture !== undefined) lines.push(captureLine(ws.capture), "");
+  lines.push("Click to show the last manifest (what was injected, what was dropped and why).");
   return lines.join("\n");
 }
 

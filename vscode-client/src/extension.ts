@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import { MemoryBrowser } from "./browser";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
+import { ChatSessions, registerForgetSession } from "./forgetSession";
 import type { Interpreter } from "./interpreter";
 import { registerParticipant } from "./participant";
 import type { BudgetNotification, StatusResult } from "./protocol";
@@ -27,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const output = vscode.window.createOutputChannel("Nous");
   const daemon = new Daemon(output, context.extensionPath, context.globalStorageUri.fsPath);
   const state = new State();
+  const chatSessions = new ChatSessions(context.workspaceState);
   const statusBar = new StatusBar(state, () =>
     vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
   );
@@ -36,7 +38,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const refreshWorkspace = async (): Promise<void> => {
     try {
       const status = await daemon.status();
-      state.setWorkspace({ project: status.project, language: languageOf(status) });
+      const capture = typeof status.capture === "boolean" ? status.capture : undefined;
+      state.setWorkspace({ project: status.project, language: languageOf(status), capture });
     } catch (err) {
       daemon.log(`status failed: ${String(err)}`);
     }
@@ -62,7 +65,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
         void daemon.restart();
       }
     }),
-    registerParticipant(daemon, state),
+    registerParticipant(daemon, state, chatSessions),
+    registerForgetSession(daemon, chatSessions),
     ...registerTools(daemon, state),
     ...registerCommands(daemon, state),
   );

@@ -18,6 +18,7 @@ import {
   type Message,
   type RememberResult,
 } from "./protocol";
+import type { ChatSessions } from "./forgetSession";
 import { newSessionId, type State } from "./state";
 
 export const PARTICIPANT_ID = "nous.chat";
@@ -87,9 +88,10 @@ const PREAMBLE =
   "conventions, constraints and procedures that apply. Follow it where it is relevant; say so when " +
   "you rely on it; do not mention memories that are irrelevant.\n\n";
 
-export function registerParticipant(daemon: Daemon, state: State): vscode.Disposable {
+export function registerParticipant(daemon: Daemon, state: State, sessions?: ChatSessions): vscode.Disposable {
   const handler: vscode.ChatRequestHandler = async (request, chat, stream, token) => {
     const sessionId = sessionOf(chat.history);
+    sessions?.saw(sessionId, request.command ? `/${request.command} ${request.prompt}` : request.prompt);
     const result: NousChatResult = { metadata: { sessionId } };
     try {
       await state.withSession(sessionId, async () => {

@@ -5,6 +5,8 @@ export const NOUS_CONTEXT = "nous/context";
 export const NOUS_RECALL = "nous/recall";
 export const NOUS_REMEMBER = "nous/remember";
 export const NOUS_FEEDBACK = "nous/feedback";
+export const NOUS_TURN = "nous/turn";
+export const NOUS_FORGET_SESSION = "nous/forgetSession";
 export const NOUS_EXPAND = "nous/expand";
 export const NOUS_FORGET = "nous/forget";
 export const NOUS_SUPERSEDE = "nous/supersede";
@@ -123,6 +125,12 @@ export interface FeedbackResult {
   overlaps: Record<string, number>;
 }
 
+/** `nous/forgetSession`: the session's turns and notes removed for good. */
+export interface ForgetSessionResult {
+  sessionId: string;
+  forgotten: number;
+}
+
 export interface ForgetResult {
   id: string;
   status: string;
@@ -137,6 +145,8 @@ export interface StatusResult {
   memories?: number;
   model?: string;
   encoding?: string;
+  /** Whether chat turns and session notes are kept (the `capture` setting). */
+  capture?: boolean;
   [key: string]: unknown;
 }
 

@@ -14,6 +14,7 @@ export const SETTING_TYPES = {
   maxRecallsPerSession: "number",
   harvest: "boolean",
   watch: "boolean",
+  capture: "boolean",
 } as const;
 
 export const SETTING_KEYS = Object.keys(SETTING_TYPES) as (keyof typeof SETTING_TYPES)[];

@@ -57,3 +57,14 @@ test("tooltip before any injection says so and still names the workspace", () =>
   assert.match(md, /nothing injected yet/);
   assert.match(md, /Project: \*\*shop\*\* · Language: \*\*—\*\* · Task: \*\*—\*\*/);
 });
+
+test("the tooltip says whether chat capture is on, and says nothing before the daemon told", () => {
+  const on = tooltipMarkdown(undefined, { project: "shop", capture: true });
+  assert.match(on, /Chat capture: \*\*on\*\*/);
+  assert.match(on, /on this machine only/);
+  const off = tooltipMarkdown(undefined, { project: "shop", capture: false });
+  assert.match(off, /Chat capture: \*\*off\*\* — nothing from the chat is stored/);
+  assert.doesNotMatch(tooltipMarkdown(undefined, { project: "shop" }), /capture/i);
+  // the click hint stays last
+  assert.match(on, /Click to show the last manifest[^\n]*$/);
+});

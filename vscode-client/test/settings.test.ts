@@ -25,6 +25,7 @@ test("settings become camelCase initializationOptions; empty strings mean the da
     sessionCap: 4000,
     harvest: false,
     watch: true,
+    capture: false,
     startupBudget: Number.NaN,
     embeddingModel: 42,
   };
@@ -36,12 +37,14 @@ test("settings become camelCase initializationOptions; empty strings mean the da
     sessionCap: 4000,
     harvest: false,
     watch: true,
+    capture: false,
   });
 });
 
 test("package.json defaults all pass through", () => {
   const options = initializationOptions((key) => properties[`nous.${key}`]?.default);
   assert.deepEqual(Object.keys(options).sort(), [
+    "capture",
     "embeddingModel",
     "encoding",
     "harvest",

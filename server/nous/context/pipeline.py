@@ -19,6 +19,7 @@ from nous.context.config import Config, Profile
 from nous.context.render import Block, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
+from nous.memory import turns as chat_turns
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
@@ -385,6 +386,7 @@ def _filter(
 
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
+    candidates = _chat_turns_out(req, candidates, work)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
     # The floor admits documents: a further section of a document that is in (merged into its
     # item later, where only its units that share the question's words are drawn) needs only
@@ -451,6 +453,20 @@ def _filter(
         if vec is not None:
             kept_vecs.append(vec)
     return _preserve(kept, profile)
+
+
+def _chat_turns_out(req: Request, candidates: list[Scored], work: items.Work) -> list[Scored]:
+    """At startup a chat turn is no context: the session slot holds the notes drawn from the
+    turns, and a turn that holds both of them would push them out as its paraphrases."""
+    if req.mode != "startup":
+        return candidates
+    out: list[Scored] = []
+    for c in candidates:
+        if c.memory.kind == "episode" and chat_turns.position(c.memory.source or "") is not None:
+            work.drop(c, "excluded-kind", "a chat turn (its session notes stand for it)")
+        else:
+            out.append(c)
+    return out
 
 
 def _apart(config: Config, memory: Memory) -> bool:

@@ -1,7 +1,8 @@
 // Test-only extension for the Nous end-to-end test. A fake chat model (vendor "nousfake") that
 // appends every request it receives to <outDir>/fake-model.jsonl and answers with what it got,
 // so the test can see the context @nous injected; asked to "use recall: QUERY" it emits a
-// nous_recall tool call first. Commands let the test call vscode.lm.invokeTool and read the Nous
+// nous_recall tool call first; asked to "let's settle …" it settles a decision and leaves a next
+// step (session continuity). Commands let the test call vscode.lm.invokeTool and read the Nous
 // extension's API. Never shipped with the extension.
 "use strict";
 const vscode = require("vscode");
@@ -35,6 +36,10 @@ function roleName(role) {
   return role === vscode.LanguageModelChatMessageRole.Assistant ? "assistant" : role === vscode.LanguageModelChatMessageRole.User ? "user" : String(role);
 }
 
+const SETTLED =
+  "We decided to compute shipping fees by parcel weight, not a flat rate. " +
+  "Next step: add a carrier_rates migration with the weight tiers.";
+
 const provider = {
   provideLanguageModelChatInformation() {
     return [
@@ -64,10 +69,25 @@ const provider = {
       progress.report(new vscode.LanguageModelToolCallPart("fake-call-1", "nous_recall", { query: ask[1].trim() }));
       return;
     }
+    if (/\blet'?s settle\b/i.test(lastText)) {
+      // session continuity: the model settles the decision and leaves a next step (no echo, so
+      // the reply holds nothing but what was settled)
+      progress.report(new vscode.LanguageModelTextPart(SETTLED));
+      return;
+    }
+    const contextResult = received.flatMap((m) => m.parts).find((p) => p.type === "text" && /^Result of nous_context:/.test(p.text));
+    if (contextResult) {
+      // a new session opened with #nousContext: answer without echoing (an echo would be kept as
+      // this session's turn and repeat the last session's notes in it)
+      progress.report(new vscode.LanguageModelTextPart(`FAKE MODEL ANSWER: the startup context from nous_context had ${contextResult.text.length} characters.`));
+      return;
+    }
     const first = received[0] ? received[0].parts.map((p) => p.text || "").join("") : "";
     let answer = `FAKE MODEL ANSWER: I received ${received.length} messages and ${tools.length} tools.\n\n`;
     const bullets = first.split("\n").filter((l) => /^\s*- /.test(l)).map((l) => (l.length > 110 ? l.slice(0, 109) + "…" : l));
-    answer += `The first message (${first.length} characters) began “${first.slice(0, 60)}…” and held these memories:\n\n` + bullets.join("\n") + "\n";
+    // (the reply is kept as a chat turn: it names no words of its own beyond the bullets, so the
+    // handful of memories the test starts with keep their word statistics)
+    answer += `The first message (${first.length} characters) held these lines:\n\n` + bullets.join("\n") + "\n";
     if (toolResults.length) answer += "\nTOOL RESULT from nous_recall:\n\n" + toolResults.map((r) => r.text).join("\n").slice(0, 700) + "\n";
     progress.report(new vscode.LanguageModelTextPart(answer));
   },
@@ -87,6 +107,22 @@ async function activate(context) {
     vscode.lm.registerLanguageModelChatProvider("nousfake", provider),
     vscode.commands.registerCommand("nousE2e.openChat", async () => {
       await vscode.commands.executeCommand("workbench.action.chat.open", { modelSelector: { vendor: "nousfake" } });
+    }),
+    vscode.commands.registerCommand("nousE2e.newChat", async () => {
+      await vscode.commands.executeCommand("workbench.action.chat.newChat");
+      await vscode.commands.executeCommand("workbench.action.chat.open", { modelSelector: { vendor: "nousfake" } });
+    }),
+    vscode.commands.registerCommand("nousE2e.startupProbe", async () => {
+      // what a new session's startup context holds, straight from the daemon (a fresh session id,
+      // startup mode: nothing is stored)
+      try {
+        const api = nousApi();
+        const result = await api.request("nous/context", { input: "", mode: "startup", sessionId: `e2e-probe-${Date.now()}` });
+        const items = result.sections.flatMap((s) => s.items.map((i) => ({ layer: s.layer, kind: i.kind, text: i.text, source: i.source })));
+        write("startup-probe.json", { ok: true, text: result.text, items });
+      } catch (err) {
+        write("startup-probe.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
+      }
     }),
     vscode.commands.registerCommand("nousE2e.invokeRecall", async () => {
       try {

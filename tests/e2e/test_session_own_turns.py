@@ -1,0 +1,57 @@
+"""A chat session's own turns through a real `nous serve`, in a small project memory like the
+VS Code e2e's: a turn that repeats the question (kept a moment before the model's recall) is
+left out of the recall, and is not the measure of the other candidates' BM25 either."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.e2e.conftest import SERVE, init_params, server_env
+from tests.e2e.test_methods import as_dict, call
+
+BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-own-turns-"))
+SHOP = BASE / "shop"
+(SHOP / "docs" / "adr").mkdir(parents=True)
+(SHOP / "pyproject.toml").write_text('[project]\nname = "shop"\nversion = "0.1.0"\n')
+(SHOP / "docs" / "adr" / "0001-payments-through-gateway.md").write_text(
+    "# 1. Payments go through the PaymentGateway adapter\n\n## Status\n\nAccepted\n\n"
+    "## Decision\n\nAll payments go through the PaymentGateway adapter in shop/payments.py.\n"
+)
+(SHOP / "AGENTS.md").write_text(
+    "# Agent instructions\n\n## Conventions\n\n- Money is stored as integer cents, never floats.\n"
+)
+
+
+@pytest_lsp.fixture(
+    scope="module",
+    config=ClientServerConfig(server_command=SERVE, server_env=server_env(BASE / "memory.db")),
+)
+async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    indexed = lsp_client.protocol.wait_for_notification_async("nous/indexed")
+    await lsp_client.initialize_session(init_params(SHOP, options={}))
+    await asyncio.wait_for(indexed, 60)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_turn_that_asked_does_not_keep_the_answer_out(client: LanguageClient) -> None:
+    await call(client, "nous/remember", {"kind": "decision", "content": "Memories live in "
+                                         "SQLite with FTS5; we never add a Postgres dependency."})  # fmt: skip
+    asked = "use recall: how do we store memories"
+    await call(client, "nous/context", {"input": asked, "mode": "turn", "sessionId": "x-1"})
+    found = as_dict(await call(client, "nous/recall", {"query": "how do we store memories",
+                                                       "sessionId": "x-1"}))  # fmt: skip
+    assert "SQLite with FTS5" in found["text"], found["dropped"]
+    assert asked not in found["text"]
+    # nor is another session: a question asks and tells nothing, so it is not kept as a turn
+    other = as_dict(await call(client, "nous/recall", {"query": "how do we store memories",
+                                                       "sessionId": "x-2"}))  # fmt: skip
+    assert "SQLite with FTS5" in other["text"] and asked not in other["text"]
