@@ -231,6 +231,7 @@ class Engine:
             "capture": self.settings.capture,
             "indexState": self.index_state,
             "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
+            "pendingVectors": store.pending_vectors(),  # written, vector still to come
             "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),
         }
 

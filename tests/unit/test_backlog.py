@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from nous.context import config as configs
+from nous.context import pipeline
 from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
@@ -19,16 +21,21 @@ SCOPE = "project:p"
 
 
 class GatedEmbedder(HashEmbedder):
-    """The hash embedder, holding every batch until `gate` opens (a model busy elsewhere)."""
+    """The hash embedder, holding the backlog's batches until `gate` opens (a model busy
+    elsewhere); a call on the caller's thread (a search's on-demand vector) is answered."""
 
     def __init__(self) -> None:
         super().__init__()
         self.gate = threading.Event()
         self.calls = 0
+        self.caller_calls = 0
 
     def embed_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        self.calls += 1
-        self.gate.wait(30)
+        if threading.current_thread().name == "nous-embed":
+            self.calls += 1
+            self.gate.wait(30)
+        else:
+            self.caller_calls += 1
         return super().embed_batch(texts)
 
 
@@ -47,9 +54,20 @@ def test_a_write_is_found_by_text_before_its_vector_exists(tmp_path: Path) -> No
         # no vector yet: the model is held, and the write did not wait for it
         query = HashEmbedder().embed("invoice exporter retries")
         assert memory_id not in dict(store.vector_search(query, 5, [SCOPE]))
-        assert store.vectors([memory_id]) == {}
         assert store.pending_vectors() == 1
         assert memory_id in dict(store.text_search("invoice exporter retries", 5, [SCOPE]))
+        # a search that found it by text gets its vector computed on demand (not stored)
+        early = store.vectors([memory_id])[memory_id]
+        assert np.allclose(early, HashEmbedder().embed(store.get(memory_id).content))
+        assert store.pending_vectors() == 1 and store.vector_count() == 0
+        # and the context pipeline admits it before its vector is stored
+        view = pipeline.View("p", SCOPE, [])
+        answer = pipeline.assemble(
+            store, configs.defaults(), view,
+            pipeline.Request(input="how many times does the invoice exporter retry?",
+                             mode="recall", budget=2000),
+        )  # fmt: skip
+        assert "invoice exporter retries three times" in answer.text
         assert store.wait_embedded(timeout=0.05) is False
         embedder.gate.set()
         assert store.wait_embedded(timeout=30) is True

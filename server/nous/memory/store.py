@@ -125,6 +125,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
+        self._early: dict[str, Vector] = {}
+        """Vectors of pending rows computed for a search before the backlog stored theirs."""
         self._backlog = (
             Backlog(self.path, embedder) if defer_vectors and str(path) != ":memory:" else None
         )
@@ -467,8 +469,40 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         return self._index.search(query, k, scopes)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
-        """The stored vectors of `ids` (those it has), from the in-process index."""
-        return self._index.vectors(ids)
+        """The stored vectors of `ids` (those it has), from the in-process index; for rows whose
+        vector is still pending, the first `ON_DEMAND` of them (in the order asked: a search asks
+        best text match first) are embedded now and kept in memory until theirs is stored, so
+        a memory found by text before its vector exists is scored like any other."""
+        out = self._index.vectors(ids)
+        if len(out) < len(ids):
+            out.update(self._early_vectors([i for i in ids if i not in out]))
+        return out
+
+    def _early_vectors(self, ids: list[str]) -> dict[str, Vector]:
+        out = {i: self._early[i] for i in ids if i in self._early}
+        wanted = [i for i in ids if i not in out]
+        if not wanted:
+            return out
+        rows: list[tuple[str, str]] = []
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows += self._conn.execute(
+                f"SELECT id, content FROM memories WHERE id IN ({marks}) AND length(embedding) = 0",
+                chunk,
+            ).fetchall()
+        order = {memory_id: n for n, memory_id in enumerate(wanted)}
+        rows = sorted(rows, key=lambda r: order[r[0]])[:ON_DEMAND]
+        if not rows:
+            return out
+        if len(self._early) > EARLY_LIMIT:
+            self._early.clear()
+        for (memory_id, _), vector in zip(
+            rows, self._embedder.embed_batch([r[1] for r in rows]), strict=True
+        ):
+            vector.setflags(write=False)
+            self._early[memory_id] = out[memory_id] = vector
+        return out
 
     def vector_count(self) -> int:
         """Vectors of live memories in this process's index."""
@@ -648,6 +682,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
 
 DF_STALENESS = 64
 """Changes after which cached document frequencies are counted again."""
+ON_DEMAND = 16
+"""Pending rows a `vectors` call embeds at most (one model batch on the request path)."""
+EARLY_LIMIT = 4096
 
 
 def _blob(vector: Vector) -> bytes:
