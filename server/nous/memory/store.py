@@ -479,26 +479,31 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         return out
 
     def _early_vectors(self, ids: list[str]) -> dict[str, Vector]:
+        """Vectors of rows the index does not hold yet: stored since it last synced (read from
+        the row), or still pending (embedded now, at most `ON_DEMAND`)."""
         out = {i: self._early[i] for i in ids if i in self._early}
         wanted = [i for i in ids if i not in out]
         if not wanted:
             return out
-        rows: list[tuple[str, str]] = []
+        pending: list[tuple[str, str]] = []
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows += self._conn.execute(
-                f"SELECT id, content FROM memories WHERE id IN ({marks}) AND length(embedding) = 0",
-                chunk,
-            ).fetchall()
+            for memory_id, content, blob in self._conn.execute(
+                f"SELECT id, content, embedding FROM memories WHERE id IN ({marks})", chunk
+            ):
+                if blob:
+                    out[memory_id] = np.frombuffer(blob, dtype="<f4")
+                else:
+                    pending.append((memory_id, content))
         order = {memory_id: n for n, memory_id in enumerate(wanted)}
-        rows = sorted(rows, key=lambda r: order[r[0]])[:ON_DEMAND]
-        if not rows:
+        pending = sorted(pending, key=lambda r: order[r[0]])[:ON_DEMAND]
+        if not pending:
             return out
         if len(self._early) > EARLY_LIMIT:
             self._early.clear()
         for (memory_id, _), vector in zip(
-            rows, self._embedder.embed_batch([r[1] for r in rows]), strict=True
+            pending, self._embedder.embed_batch([r[1] for r in pending]), strict=True
         ):
             vector.setflags(write=False)
             self._early[memory_id] = out[memory_id] = vector
