@@ -149,3 +149,26 @@ def test_a_precomputed_vector_is_stored_at_once(tmp_path: Path) -> None:
     finally:
         embedder.gate.set()
         store.close()
+
+
+def test_a_writer_embeds_its_own_rows_not_another_writers(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    held = GatedEmbedder()
+    first = MemoryStore(path, held, tokens.counter(), defer_vectors=True)
+    second = MemoryStore(path, HashEmbedder(), tokens.counter(), defer_vectors=True)
+    try:
+        theirs = first.remember(_draft("the first window's note about retries")).memory.id
+        mine = second.remember(_draft("the second window's note about caching")).memory.id
+        assert second.wait_embedded(timeout=30)
+        assert second.pending_vectors() == 0
+        assert second.vector_count() == 1  # its own; the first window's is still to come
+        assert first.pending_vectors() == 1
+        held.gate.set()
+        assert first.wait_embedded(timeout=30)
+        assert second.wait_embedded(timeout=30)
+        assert second.vector_count() == 2
+        assert set(second.vectors([theirs, mine])) == {theirs, mine}
+    finally:
+        held.gate.set()
+        first.close()
+        second.close()

@@ -282,6 +282,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             )
         )
         results = []
+        deferred: list[str] = []
         with self.write():
             change = self._next_change()
             for p in prepared:
@@ -289,9 +290,13 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                 if vector is None and self._backlog is None and not self._exists(p):
                     vector = self._embedder.embed(p.content)  # purged since we looked: rare
                 results.append(self._write_one(p, vector, change))
+                if vector is None and results[-1].status == "created":
+                    deferred.append(results[-1].memory.id)
         self._after_write()
         if self._backlog is not None:
-            self._backlog.add(self._index.pending)
+            # this write's rows only: another writer's pending rows are its own backlog's
+            # (or, if it stopped, the next deferring store's to open the file)
+            self._backlog.add(deferred)
         return results
 
     def _existing_keys(self, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
