@@ -58,6 +58,9 @@ class Engine:
         """Runs work that need not hold up an answer (keeping a chat turn): at once here; the
         daemon queues it on the store thread behind the answer it follows."""
         self._embedder = embedder
+        self.defer_vectors = False
+        """Set before the store opens: writes are acknowledged before their vectors are computed
+        (in the background; `MemoryStore(defer_vectors=...)`). The daemon sets it."""
         self.config: Config
         self.config, self.problems = configs.load(self.workspace)
 
@@ -69,7 +72,9 @@ class Engine:
     def store(self) -> MemoryStore:
         embedder = self._embedder or embedders.default_embedder(self.settings.embedding_model)
         path = self.settings.db or default_path()
-        store = MemoryStore(path, embedder, tokens.counter(self.settings.encoding))
+        store = MemoryStore(
+            path, embedder, tokens.counter(self.settings.encoding), self.defer_vectors
+        )
         store.claim_project(self.project.key, self.project.name, self.project.aliases)
         return store
 
@@ -226,6 +231,7 @@ class Engine:
             "capture": self.settings.capture,
             "indexState": self.index_state,
             "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
+            "pendingVectors": store.pending_vectors(),  # written, vector still to come
             "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),
         }
 

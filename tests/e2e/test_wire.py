@@ -141,9 +141,10 @@ def test_status(wire: Wire, ids: dict[str, str]) -> None:
     assert {
         "project", "projectKey", "projectSource", "languages", "task", "counts", "memories",
         "indexState", "modelLoaded", "model", "dimension", "encoding", "database", "databaseBytes", "session",
-        "capture",
+        "capture", "pendingVectors",
     } == set(result)  # fmt: skip
     assert result["project"] == "wire" and result["modelLoaded"] is True
+    assert isinstance(result["pendingVectors"], int) and result["pendingVectors"] >= 0
     assert result["projectKey"].startswith("wire-")
     assert result["session"]["id"] == "w1"
     indexed = wire.note("nous/indexed")

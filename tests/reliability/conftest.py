@@ -61,8 +61,9 @@ def integrity(db: Path) -> str:
         conn.close()
 
 
-def half_written(db: Path, dimension: int = 384) -> list[str]:
-    """Memory rows missing their embedding or their full-text entry, and FTS index problems."""
+def half_written(db: Path, dimension: int = 384, pending_ok: bool = False) -> list[str]:
+    """Memory rows missing their embedding or their full-text entry, and FTS index problems.
+    `pending_ok`: an empty embedding (a deferred vector not computed yet) is not one."""
     conn = sqlite3.connect(db, timeout=30)
     try:
         conn.execute("PRAGMA busy_timeout = 30000")
@@ -70,8 +71,8 @@ def half_written(db: Path, dimension: int = 384) -> list[str]:
             f"{memory_id}: embedding of {size} bytes"
             for memory_id, size in conn.execute(
                 "SELECT id, length(embedding) FROM memories WHERE embedding IS NULL "
-                "OR length(embedding) != ?",
-                (dimension * 4,),
+                "OR (length(embedding) != ? AND NOT (? AND length(embedding) = 0))",
+                (dimension * 4, pending_ok),
             )
         ]
         try:  # the external-content FTS index must hold exactly the memories' rows

@@ -163,3 +163,40 @@ def test_kill_minus_nine_at_random_moments_loses_and_tears_nothing(tmp_path: Pat
         retried_created=retried["created"], integrity_ok_after_every_kill=True, lost=0,
         half_written=0, duplicated=0, memories=len(rows_by_content(db)),
     )  # fmt: skip
+
+
+def test_kill_minus_nine_with_vectors_pending_loses_nothing(tmp_path: Path) -> None:
+    """A writer that defers vectors is killed before any of them landed: every acknowledged
+    write is in the file, found by text, and the next deferring store embeds all of them."""
+    db = tmp_path / "memory.db"
+    MemoryStore(db, HashEmbedder(), tokens.counter()).close()
+    log = tmp_path / "d.log"
+    proc = spawn("write-deferred", str(db), "d", str(WRITER_CAP), str(log), "3")
+    while sum(e[0] == "ack" for e in journal(log)) < 30:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    reap(proc)
+    acked = {e[3]: e[2] for e in journal(log) if e[0] == "ack"}
+    assert integrity(db) == "ok"
+    assert half_written(db, pending_ok=True) == []
+    conn = sqlite3.connect(db)
+    try:
+        pending = conn.execute("SELECT id FROM memories WHERE length(embedding) = 0")
+        assert set(acked.values()) <= {r[0] for r in pending}  # the model never answered
+    finally:
+        conn.close()
+
+    store = MemoryStore(db, HashEmbedder(), tokens.counter(), defer_vectors=True)
+    try:
+        for content, memory_id in acked.items():
+            assert store.get(memory_id).content == content
+            assert memory_id in dict(store.text_search(content, 50, [SCOPE]))
+        assert store.wait_embedded(timeout=120)
+        vectors = store.vectors(list(acked.values()))
+        assert set(vectors) == set(acked.values())
+        for content, memory_id in acked.items():
+            assert float(vectors[memory_id] @ HashEmbedder().embed(content)) > 0.999
+    finally:
+        store.close()
+    assert half_written(db) == []
+    assert integrity(db) == "ok"

@@ -1,6 +1,7 @@
 """Child processes for the reliability tests (run with `python -m tests.reliability.workers`).
 
-write DB WRITER COUNT JOURNAL [SEED]
+write DB WRITER COUNT JOURNAL [SEED]  (write-deferred: the same with vectors deferred to a model
+that never answers, so every row it creates is left without its vector)
     COUNT remembers, about a third of them repeats of memories every writer shares, the rest new.
     Before each write the journal gets `try<TAB>content`, after it `ack<TAB>status<TAB>id<TAB>
     content`; a caller-visible error goes to the journal as `err<TAB>message` (the tests require
@@ -17,7 +18,12 @@ import json
 import os
 import random
 import sys
+import threading
 import time
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 from nous.context import config as configs
 from nous.context import pipeline
@@ -39,10 +45,21 @@ def content_for(writer: str, n: int, rng: random.Random) -> str:
     return f"{writer} noted fact {n} about the cache layer and its limits"
 
 
-def write(db: str, writer: str, count: int, journal: str, seed: int) -> None:
+class StalledEmbedder(HashEmbedder):
+    """A model that never finishes a batch (a writer whose vectors are all still to come)."""
+
+    def embed_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        threading.Event().wait()
+        raise AssertionError("unreachable")
+
+
+def write(
+    db: str, writer: str, count: int, journal: str, seed: int, deferred: bool = False
+) -> None:
     rng = random.Random(seed)
     fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    store = MemoryStore(db, HashEmbedder(), tokens.counter())
+    embedder = StalledEmbedder() if deferred else HashEmbedder()
+    store = MemoryStore(db, embedder, tokens.counter(), defer_vectors=deferred)
     latencies: list[float] = []
     for n in range(count):
         content = content_for(writer, n, rng)
@@ -80,9 +97,9 @@ def read(db: str, seconds: float) -> None:
 
 def main() -> None:
     command, args = sys.argv[1], sys.argv[2:]
-    if command == "write":
+    if command in ("write", "write-deferred"):
         seed = int(args[4]) if len(args) > 4 else 0
-        write(args[0], args[1], int(args[2]), args[3], seed)
+        write(args[0], args[1], int(args[2]), args[3], seed, command == "write-deferred")
     elif command == "read":
         read(args[0], float(args[1]))
     else:

@@ -249,7 +249,8 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             _own_scope(db, ws, real, counter)
             _say(
                 f"{size:,}: built ({built.bulk_seconds:.1f} s bulk, "
-                f"{built.write_per_s:.1f} writes/s); warm requests"
+                f"{built.write_per_s:.1f} writes/s acknowledged, {built.embed_per_s:.1f} "
+                f"vectors/s); warm requests"
             )
             # The warm figures time the answer; the daemon keeps a chat turn after it has
             # answered (Engine.later), so turns are not kept here and the memory set stays put.

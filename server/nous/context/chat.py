@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
-from nous.context import capture, pipeline
 from nous.context import config as configs
 from nous.context import frame as frames
+from nous.context import pipeline
 from nous.context import session as sessions
 from nous.context.config import Config
 from nous.memory.embedder import Vector
@@ -99,6 +99,8 @@ def _keep(
 ) -> None:  # fmt: skip
     if session_id and "#" not in session_id and text.strip():
         params = TurnParams(session_id=session_id, role=role, text=text)
+        from nous.context import capture  # a chat turn's writer: not needed by one-shot commands
+
         folder.later(lambda: capture.turn(folder, params, vector))
 
 

@@ -182,7 +182,8 @@ def windowed(
             pairs = near.get(memory_id, [])
             one = max((own.get(n, 0.0) for n, d in pairs if d == 1), default=0.0)
             two = max((own.get(n, 0.0) for n, d in pairs if d == 2), default=0.0)
-            total = own[memory_id] + window.near * one + window.far * two
+            # a row without a vector yet beyond the store's on-demand cap has no own score
+            total = own.get(memory_id, 0.0) + window.near * one + window.far * two
             out[memory_id] = total / (1 + window.near + window.far)
         return out
 

@@ -184,6 +184,7 @@ def compare(
             store = MemoryStore(Path(tmp) / "locomo.db", caching, counter)
             try:
                 results = store.remember_many(locomo.drafts(conv, fmt))
+                store.wait_embedded()  # searched at once: every vector must be in
                 mapping: dict[str, list[str]] = {}
                 for turn, result in zip(conv.turns, results, strict=True):
                     mapping.setdefault(result.memory.id, []).append(turn.dia_id)

@@ -105,6 +105,7 @@ def run(
             try:
                 t0 = time.perf_counter()
                 results = store.remember_many(drafts(conv, fmt))
+                store.wait_embedded()  # searched at once: every vector must be in
                 timing.build += time.perf_counter() - t0
                 timing.turns += len(conv.turns)
                 mapping: dict[str, list[str]] = {}

@@ -78,6 +78,7 @@ def build(
             for doc, result in zip(chunk, store.remember_many(drafts(chunk)), strict=True):
                 mapping.setdefault(result.memory.id, []).append(doc.id)
             progress(f"scifact: embedded {start + len(chunk)}/{len(docs)} abstracts")
+        store.wait_embedded()  # searched next: every vector must be in
     finally:
         store.close()
     return mapping

@@ -58,6 +58,7 @@ class Folders:
                     folder = max(matches, key=lambda f: len(f.parts))
         if folder not in self.engines:
             self.engines[folder] = Engine(self.settings, folder)
+            self.engines[folder].defer_vectors = True
             self.engines[folder].index_state = "ready" if self.indexed.is_set() else "indexing"
             self.engines[folder].later = self._later
         engine = self.engines[folder]
@@ -87,6 +88,9 @@ class Folders:
             self.worker.submit(self._warm).result()
             for folder in self.paths:
                 engine = Engine(self.settings, folder)
+                # acknowledged once the rows are in: requests find them by text at once, and
+                # the vectors follow on the backlog's thread (closing does not wait for them)
+                engine.defer_vectors = True
                 try:
                     harvested = engine.harvest() if self.settings.harvest else {}
                     report["folders"].append(

@@ -65,8 +65,59 @@ def manifest_entry(section: str, name: str) -> dict[str, Any]:
     return entry
 
 
+VERIFIED_ENV = "NOUS_VERIFIED_CACHE"
+
+
+def _stamp_file() -> Path:
+    env = os.environ.get(VERIFIED_ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("nous")) / "verified.json"
+
+
+def _stamp(path: Path, sha256: str) -> str:
+    """The file as the file system describes it: inode, size, modification and change times
+    (a change time cannot be set back by hand) and the checksum it was found to have."""
+    st = path.stat()
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{sha256}"
+
+
+def _stamps() -> dict[str, str]:
+    try:
+        data = json.loads(_stamp_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 @cache
 def _verified(path: Path, sha256: str) -> None:
+    """Check the file's sha256, unless this user already did for the very same file (same
+    inode, size, modification and change times): hashing the 22 MB model is ~0.1 s of every
+    one-shot command."""
+    try:
+        stamp = _stamp(path, sha256)
+    except OSError:
+        stamp = None
+    if stamp is not None and _stamps().get(str(path)) == stamp:
+        return
+    _hash_check(path, sha256)
+    if stamp is not None:
+        stamps = _stamps()
+        stamps[str(path)] = stamp
+        target = _stamp_file()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(stamps), encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError:
+            pass  # checked again next time
+
+
+def _hash_check(path: Path, sha256: str) -> None:
     digest = hashlib.sha256()
     try:
         with path.open("rb") as handle:

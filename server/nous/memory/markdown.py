@@ -14,11 +14,21 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
-_MD = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+@functools.cache
+def _md() -> Any:
+    """The parser, built on first use: a command that parses no markdown (a recall over
+    memories) does not pay for importing markdown-it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FRONT_FIELD = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$")
 LEAD_MAX_WORDS = 40
@@ -159,7 +169,7 @@ def _table(tokens: list[Token], start: int, links: list[str]) -> tuple[str, int]
 def parse(text: str) -> Document:
     """The document tree of a Markdown text (front matter read and removed)."""
     front, body = front_matter(text)
-    tokens = _MD.parse(body)
+    tokens: list[Token] = _md().parse(body)
     links: list[str] = []
     title = front.get("title", "")
     sections: list[Section] = [Section(path=[], level=0, anchor="top")]

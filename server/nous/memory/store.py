@@ -25,6 +25,7 @@ import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import lifecycle, migrations, renderings, secrets, turns
+from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.fts import fts_query
 from nous.memory.model import (
@@ -95,7 +96,18 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
     the vectors they already computed. `nous.memory.interface.Store` is its shape.
     """
 
-    def __init__(self, path: Path | str, embedder: Embedder, counter: TokenCounter) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        embedder: Embedder,
+        counter: TokenCounter,
+        defer_vectors: bool = False,
+    ) -> None:
+        """`defer_vectors`: a write is acknowledged once its row and full-text entry are
+        committed and its vector is computed in the background (`memory.backlog`; searchable by
+        text at once, by vector when its batch lands; `wait_embedded` waits for it). Such a
+        store also embeds the rows it finds without a vector when it opens (a writer that
+        stopped before their vector landed). Not for `:memory:` (one connection only)."""
         self.path = Path(path)
         self._embedder = embedder
         self.counter = counter
@@ -121,10 +133,36 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
+        self._early: dict[str, Vector] = {}
+        """Vectors of pending rows computed for a search before the backlog stored theirs."""
+        self._backlog = (
+            Backlog(self.path, embedder) if defer_vectors and str(path) != ":memory:" else None
+        )
         self._index.sync(self._conn)
+        if self._backlog is not None:
+            self._backlog.add(self._index.pending)
 
     def close(self) -> None:
+        """Close. Deferred vectors still pending are finished by the backlog's own thread and
+        connection in the background, or, if the process ends first, by the next deferring
+        store to open the file; `wait_embedded` first to have them all before returning."""
+        if self._backlog is not None:
+            self._backlog.close()
         self._conn.close()
+
+    def wait_embedded(self, timeout: float | None = None) -> bool:
+        """Block until the vectors this store deferred are stored and in its index (at once
+        when it defers none); False on timeout. A harness that searches right after writing
+        calls it."""
+        if self._backlog is None:
+            return True
+        done = self._backlog.wait(timeout)
+        self._index.sync(self._conn)
+        return done
+
+    def pending_vectors(self) -> int:
+        """Rows this store's backlog has yet to embed."""
+        return 0 if self._backlog is None else len(self._backlog)
 
     # -- the model ------------------------------------------------------------------------------
 
@@ -242,6 +280,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         if embedded is not None:
             vectors = {id(p): embedded[1] for p in todo if p.content == embedded[0]}
         rest = [p for p in todo if id(p) not in vectors]
+        if self._backlog is not None:
+            rest = []  # written without a vector: the backlog computes it after the commit
         vectors.update(
             zip(
                 [id(p) for p in rest],
@@ -250,14 +290,21 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             )
         )
         results = []
+        deferred: list[str] = []
         with self.write():
             change = self._next_change()
             for p in prepared:
                 vector = vectors.get(id(p))
-                if vector is None and not self._exists(p):
+                if vector is None and self._backlog is None and not self._exists(p):
                     vector = self._embedder.embed(p.content)  # purged since we looked: rare
                 results.append(self._write_one(p, vector, change))
+                if vector is None and results[-1].status == "created":
+                    deferred.append(results[-1].memory.id)
         self._after_write()
+        if self._backlog is not None:
+            # this write's rows only: another writer's pending rows are its own backlog's
+            # (or, if it stopped, the next deferring store's to open the file)
+            self._backlog.add(deferred)
         return results
 
     def _existing_keys(self, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -302,7 +349,6 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             if status != old.status:
                 self._log_transition(old.id, old.status, status, stamp, "confirmed")
             return WriteResult(self.get(old.id), "confirmed", p.redactions)
-        assert vector is not None
         d = p.draft
         status = d.status or lifecycle.initial(d.kind)
         if status not in lifecycle.machine(d.kind).edges:
@@ -314,7 +360,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             (
                 memory_id, d.kind, p.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
                 status, stamp, d.confidence, d.importance, d.outcome, d.source, p.content_hash,
-                d.superseded_by, json.dumps(d.tags), _blob(vector), self._embedder.name, change,
+                d.superseded_by, json.dumps(d.tags), _blob(vector) if vector is not None else b"",
+                self._embedder.name, change,
             ),
         )  # fmt: skip
         self._log_transition(memory_id, None, status, stamp, "created")
@@ -435,16 +482,56 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         return self._index.search(query, k, scopes)
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
-        """The stored vectors of `ids` (those it has), from the in-process index."""
-        return self._index.vectors(ids)
+        """The stored vectors of `ids` (those it has), from the in-process index; for rows whose
+        vector is still pending, the first `ON_DEMAND` of them (in the order asked: a search asks
+        best text match first) are embedded now and kept in memory until theirs is stored, so
+        a memory found by text before its vector exists is scored like any other."""
+        out = self._index.vectors(ids)
+        if len(out) < len(ids):
+            out.update(self._early_vectors([i for i in ids if i not in out]))
+        return out
+
+    def _early_vectors(self, ids: list[str]) -> dict[str, Vector]:
+        """Vectors of rows the index does not hold yet: stored since it last synced (read from
+        the row), or still pending (embedded now, at most `ON_DEMAND`)."""
+        out = {i: self._early[i] for i in ids if i in self._early}
+        wanted = [i for i in ids if i not in out]
+        if not wanted:
+            return out
+        pending: list[tuple[str, str]] = []
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for memory_id, content, blob in self._conn.execute(
+                f"SELECT id, content, embedding FROM memories WHERE id IN ({marks})", chunk
+            ):
+                if blob:
+                    out[memory_id] = np.frombuffer(blob, dtype="<f4")
+                else:
+                    pending.append((memory_id, content))
+        order = {memory_id: n for n, memory_id in enumerate(wanted)}
+        pending = sorted(pending, key=lambda r: order[r[0]])[:ON_DEMAND]
+        if not pending:
+            return out
+        if len(self._early) > EARLY_LIMIT:
+            self._early.clear()
+        for (memory_id, _), vector in zip(
+            pending, self._embedder.embed_batch([r[1] for r in pending]), strict=True
+        ):
+            vector.setflags(write=False)
+            self._early[memory_id] = out[memory_id] = vector
+        return out
 
     def vector_count(self) -> int:
         """Vectors of live memories in this process's index."""
         return len(self._index)
 
     def all_vectors(self) -> npt.NDArray[np.float32]:
-        """Every stored vector as one (N, d) float32 matrix, read from the database."""
-        rows = self._conn.execute("SELECT embedding FROM memories").fetchall()
+        """Every stored vector as one (N, d) float32 matrix, read from the database (rows whose
+        vector is still pending are left out)."""
+        rows = self._conn.execute(
+            "SELECT embedding FROM memories WHERE length(embedding) > 0"
+        ).fetchall()
         matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype="<f4")
         return matrix.reshape(len(rows), self.dimension).astype(np.float32)
 
@@ -694,6 +781,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
 
 DF_STALENESS = 64
 """Changes after which cached document frequencies are counted again."""
+ON_DEMAND = 16
+"""Pending rows a `vectors` call embeds at most (one model batch on the request path)."""
+EARLY_LIMIT = 4096
 
 
 @dataclass(frozen=True)

@@ -4,22 +4,32 @@ The BPE files ship gzipped in the package data `nous/models/`; at first use they
 into a private cache folder under the name tiktoken looks for, `TIKTOKEN_CACHE_DIR` is pointed
 there, and tiktoken verifies the content hash itself. Counting uses `encode_ordinary`, so
 special-token text in a memory is counted as text instead of raising.
+
+Loading an encoding the way tiktoken does (read the file, check its pinned hash, base64-decode
+200k lines) is half of a one-shot command's encoding time: the first load also writes the
+encoding's constructor arguments next to the file (`marshal`, with their own sha256), and later
+loads build the encoding from those.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
+import logging
+import marshal
 import os
 import tempfile
 import threading
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import platformdirs
 
 from nous.errors import AssetError
 from nous.memory import assets
+
+log = logging.getLogger(__name__)
 
 DEFAULT_ENCODING = "o200k_base"
 ENCODINGS = ("o200k_base", "cl100k_base")
@@ -43,11 +53,9 @@ _CACHED_COUNTS = 50_000
 class TiktokenCounter:
     """Counts and truncates with one tiktoken encoding."""
 
-    def __init__(self, name: str) -> None:
-        import tiktoken
-
+    def __init__(self, name: str, folder: Path | None = None) -> None:
         self.name = name
-        self._encoding = tiktoken.get_encoding(name)
+        self._encoding = _load(name, folder)
         # Memory lines are counted again on every request that considers them: a bounded cache
         # of short texts' counts (the rendered whole is always counted afresh).
         self._counts: dict[str, int] = {}
@@ -67,7 +75,7 @@ class TiktokenCounter:
         ids = self._encoding.encode_ordinary(text)
         if len(ids) <= max_tokens:
             return text
-        return self._encoding.decode(ids[: max(0, max_tokens)])
+        return str(self._encoding.decode(ids[: max(0, max_tokens)]))
 
 
 def _cache_dir() -> Path:
@@ -95,6 +103,39 @@ def _seed_cache(name: str) -> Path:
     return folder
 
 
+def _load(name: str, folder: Path | None) -> Any:
+    """The tiktoken `Encoding`: from the arguments file in `folder` when it is there and whole,
+    else the way tiktoken loads it (hash-checked), writing the arguments file for next time."""
+    import tiktoken
+
+    if folder is None:
+        return tiktoken.get_encoding(name)
+    entry = assets.manifest_entry("encodings", name)
+    fast = folder / f"{entry['cache_key']}.tiktoken-{tiktoken.__version__}.args"
+    try:
+        data = fast.read_bytes()
+        digest, payload = data[:64], data[64:]
+        if hashlib.sha256(payload).hexdigest().encode() == digest:
+            args = marshal.loads(payload)
+            return tiktoken.Encoding(**args)
+        log.info("token encoding cache %s is damaged: rebuilt", fast)
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    import importlib
+
+    openai_public = importlib.import_module("tiktoken_ext.openai_public")
+    args = getattr(openai_public, name)()  # reads the file tiktoken checks against its hash
+    encoding = tiktoken.Encoding(**args)
+    payload = marshal.dumps(args)
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, delete=False) as tmp:
+            tmp.write(hashlib.sha256(payload).hexdigest().encode() + payload)
+        os.replace(tmp.name, fast)
+    except OSError as exc:
+        log.info("cannot write token encoding cache %s: %s", fast, exc)
+    return encoding
+
+
 @cache
 def counter(name: str = DEFAULT_ENCODING) -> TiktokenCounter:
     """The shared counter for an encoding (`o200k_base` or `cl100k_base`); loads once."""
@@ -104,7 +145,7 @@ def counter(name: str = DEFAULT_ENCODING) -> TiktokenCounter:
         folder = _seed_cache(name)
         os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
         try:
-            return TiktokenCounter(name)
+            return TiktokenCounter(name, folder)
         except Exception as exc:  # tiktoken raises bare exceptions on a bad/missing file
             raise AssetError(f"cannot load token encoding {name}: {exc}") from exc
 

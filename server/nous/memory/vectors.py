@@ -32,6 +32,9 @@ class VectorIndex:
         self._scopes: dict[str, int] = {}
         self.change_seq = 0
         self._data_version: int | None = None
+        self.pending: list[str] = []
+        """Ids of rows the last pull found without a vector yet (written with their vector to
+        come: `memory.backlog`); they are searchable by text only until it lands."""
 
     def __len__(self) -> int:
         return int(self._live[: self._size].sum())
@@ -48,6 +51,7 @@ class VectorIndex:
 
     def pull(self, conn: sqlite3.Connection) -> bool:
         """Apply rows and tombstones newer than `change_seq` (also after this process's writes)."""
+        self.pending = []
         top = int(
             conn.execute("SELECT value FROM counters WHERE name = 'change_seq'").fetchone()[0]
         )
@@ -58,6 +62,9 @@ class VectorIndex:
             (self.change_seq,),
         ).fetchall()
         for memory_id, scope, kind, status, blob in rows:
+            if not blob:
+                self.pending.append(memory_id)
+                continue
             self.put(memory_id, scope, not lifecycle.is_excluded(kind, status), blob)
         for (memory_id,) in conn.execute(
             "SELECT memory_id FROM tombstones WHERE change_seq > ?", (self.change_seq,)
