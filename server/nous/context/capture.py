@@ -100,10 +100,9 @@ def _supersede_older(store: MemoryStore, note_id: str, scope: str) -> None:
     vector = store.vectors([note_id]).get(note_id)
     if vector is None:
         return
-    for other_id, cosine in store.vector_search(vector, 6, [scope]):
-        if other_id == note_id or cosine < SAME_TOPIC:
-            continue
-        other = store.get(other_id)
+    close = [i for i, cosine in store.vector_search(vector, 6, [scope])
+             if i != note_id and cosine >= SAME_TOPIC]  # fmt: skip
+    for other in store.get_many(close).values():
         live = other.status not in ("superseded", "inactive", "retired")
         if other.kind == "note" and live and other.created_at <= new.created_at:
-            store.supersede(other_id, note_id)
+            store.supersede(other.id, note_id)

@@ -69,7 +69,7 @@ def _semantic(
     sc = config.scoring
     found = search.hybrid(store, query, query_vec, scopes, sc.candidates, exclude)
     window = search.Window(sc.window_near, sc.window_far, sc.window_widen)
-    turns = search.windowed(store, found, query, query_vec, scopes, sc.semantic_cosine_share,
+    turns = search.windowed(store, found, query_vec, scopes, sc.semantic_cosine_share,
                             window)  # fmt: skip
     return found.cosine, found.lexical, turns
 
@@ -462,7 +462,7 @@ def _chat_turns_out(req: Request, candidates: list[Scored], work: items.Work) ->
         return candidates
     out: list[Scored] = []
     for c in candidates:
-        if c.memory.kind == "episode" and chat_turns.position(c.memory.source or "") is not None:
+        if chat_turns.is_turn(c.memory):
             work.drop(c, "excluded-kind", "a chat turn (its session notes stand for it)")
         else:
             out.append(c)

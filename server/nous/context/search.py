@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from nous.context import relevance
 from nous.memory import turns
 from nous.memory.embedder import Vector
+from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
 
 RRF_K = 60
@@ -76,7 +77,7 @@ def blend(
     window lifts LoCoMo's R@10 to 79.9 (docs/benchmarks.md).
     """
     found = hybrid(store, query, vector, scopes, depth)
-    turns = windowed(store, found, query, vector, scopes, share, window) if window else {}
+    turns = windowed(store, found, vector, scopes, share, window) if window else {}
     out = {i: turns.get(i, _own(found, i, share)) for i in found.cosine}
     return out, len(out)
 
@@ -103,10 +104,14 @@ def hybrid(
     `exclude`d ids (the asking session's own turns) are neither candidates nor the BM25 scale."""
     dense = store.vector_search(vector, depth + len(exclude) + 10, scopes)
     matches = store.text_search(query, max(depth, LEXICAL_REACH), scopes) if query.strip() else []
-    exclude = exclude | _echoes(store, query, dense, matches)
+    # the memories at the head of both lists, read once: echoes and the BM25 scale need them
+    head = store.get_many(
+        list(dict.fromkeys([i for i, _ in matches[:SCALE_LOOK]] + [i for i, _ in dense[:10]]))
+    )
+    exclude = exclude | _echoes(query, head, dense, matches)
     dense = [d for d in dense if d[0] not in exclude][:depth]
     matches = [m for m in matches if m[0] not in exclude]
-    top_bm25 = _scale(store, matches)
+    top_bm25 = _scale(head, matches)
     found = Signals(
         dict(dense), {}, {i: min(1.0, score / top_bm25) for i, score in matches}, exclude
     )
@@ -123,29 +128,33 @@ scale every answer is measured on."""
 
 
 def _echoes(
-    store: MemoryStore, query: str, dense: list[tuple[str, float]], matches: list[tuple[str, float]]
-) -> frozenset[str]:
+    query: str, head: dict[str, Memory], dense: list[tuple[str, float]],
+    matches: list[tuple[str, float]],
+) -> frozenset[str]:  # fmt: skip
     asked = relevance.stems(query)
     if not asked:
         return frozenset()
-    near = list(dict.fromkeys([i for i, _ in matches[:10]] + [i for i, _ in dense[:10]]))
+    near = [i for i, _ in matches[:10]] + [i for i, _ in dense[:10]]
     return frozenset(
-        i for i, m in store.get_many(near).items()
-        if m.kind == "episode" and m.source.startswith(turns.PREFIX)
+        i for i in near
+        if (m := head.get(i)) is not None and turns.is_turn(m)
         and asked <= (said := relevance.stems(m.content)) and len(said - asked) <= ECHO_WORDS
     )  # fmt: skip
 
 
-def _scale(store: MemoryStore, matches: list[tuple[str, float]], look: int = 20) -> float:
+SCALE_LOOK = 20
+"""How far down the full-text matches the best document is looked for."""
+
+
+def _scale(head: dict[str, Memory], matches: list[tuple[str, float]]) -> float:
     """The BM25 every candidate's is divided by: the best document's. Chat turns are ranked on
     their own calibrated blend and window, and a long reply that repeats the question's words
     must not shrink a document's lexical figure under the gate (only turns: their best)."""
     if not matches:
         return 1.0
-    head = store.get_many([i for i, _ in matches[:look]])
-    for memory_id, score in matches[:look]:
+    for memory_id, score in matches[:SCALE_LOOK]:
         m = head.get(memory_id)
-        if m is not None and not (m.kind == "episode" and m.source.startswith(turns.PREFIX)):
+        if m is not None and not turns.is_turn(m):
             return score or 1.0
     return matches[0][1] or 1.0
 
@@ -160,8 +169,8 @@ def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) ->
 
 
 def windowed(
-    store: MemoryStore, found: Signals, query: str, vector: Vector,
-    scopes: Sequence[str] | None, share: float, window: Window,
+    store: MemoryStore, found: Signals, vector: Vector, scopes: Sequence[str] | None,
+    share: float, window: Window,
 ) -> dict[str, float]:  # fmt: skip
     """{id: windowed relevance} of the chat turns among the candidates (`Window`); the
     neighbours of the best join `found` (both signals filled in)."""
@@ -182,8 +191,7 @@ def windowed(
             pairs = near.get(memory_id, [])
             one = max((own.get(n, 0.0) for n, d in pairs if d == 1), default=0.0)
             two = max((own.get(n, 0.0) for n, d in pairs if d == 2), default=0.0)
-            # a row without a vector yet beyond the store's on-demand cap has no own score
-            total = own.get(memory_id, 0.0) + window.near * one + window.far * two
+            total = own[memory_id] + window.near * one + window.far * two
             out[memory_id] = total / (1 + window.near + window.far)
         return out
 

@@ -4,7 +4,7 @@ source, `chat:<session>#<index>`, so retrieval can score a turn together with it
 
 from __future__ import annotations
 
-from nous.memory.model import Draft
+from nous.memory.model import Draft, Memory
 
 PREFIX = "chat:"
 TAG = "chat"
@@ -25,6 +25,11 @@ def position(source_: str) -> tuple[str, int] | None:
     if not sep or not session or not index.lstrip("-").isdigit():
         return None
     return session, int(index)
+
+
+def is_turn(memory: Memory) -> bool:
+    """A kept chat turn (not a note drawn from one, not a harvested or remembered memory)."""
+    return memory.kind == "episode" and position(memory.source or "") is not None
 
 
 def draft(
