@@ -228,3 +228,57 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
     )  # fmt: skip
     assert [k.memory.id for k in kept] == [lead.memory.id, sibling.memory.id], work.dropped
     assert stranger.memory.id in work.dropped_ids
+
+
+def test_a_diagram_is_not_drawn_line_by_line_into_an_extract() -> None:
+    """ADR 7 of thunderbird-android: "Where should new code go?" drew the mermaid lines
+    (`LEG[Legacy Code]`) instead of "These modules should not be used for new development."."""
+    from nous.context import extract, relevance
+    from nous.memory import tokens
+
+    content = (
+        "# ADR 7: Project Structure › Legacy Modules\n\n"
+        "These modules should not be used for new development.\n\n"
+        "The goal is to migrate the functionality of these modules over time:\n\n"
+        "```mermaid\ngraph TD\n    APP[New Code]\n    LEG[Legacy Code]\n    APP --> LEG\n```\n"
+    )
+    query = relevance.query("where should new code go? legacy modules", {}, 0)
+    text = extract.extract(content, query, 60, tokens.counter())
+    assert text is not None and "should not be used for new development" in text
+    assert "Legacy Code]" not in text and "graph TD" not in text
+
+
+def test_an_adr_item_says_its_decision_whatever_section_matched(real_store: MemoryStore) -> None:
+    """agent-framework's ADR 12 (development set): "Why do the Python chat clients take a typed
+    options dict now instead of ChatOptions plus **kwargs?" matches its "Option 1: Status Quo"
+    section best; the item must still say the chosen option, the first unit of the decision
+    record merged into it, although that sentence shares few of the question's words."""
+    from pathlib import Path
+
+    from nous.workspace.harvest import adr
+
+    rel = "docs/decisions/0012-python-typeddict-options.md"
+    path = Path(__file__).resolve().parents[3] / "shared/eval/repos/agent-framework" / rel
+    if not path.is_file():
+        pytest.skip(f"no development repositories at {path}")
+    from nous.context import items as item_renderings
+    from nous.context import relevance
+    from nous.context.score import Scored
+
+    stored = [
+        real_store.remember(Draft(kind=h.kind, scope="project:shop", content=h.content,
+                                  source=h.anchor, tags=h.tags, status=h.status)).memory
+        for h in adr.harvest(rel, path.read_text(encoding="utf-8"))
+    ]  # fmt: skip
+    [main] = [m for m in stored if m.source.endswith("#adr-12")]
+    [option] = [m for m in stored if "option-1-status-quo" in (m.source or "")]
+    question = "Why do the Python chat clients take a typed options dict now instead of ChatOptions"
+    query = relevance.query(f"{question} plus kwargs", {}, 0)
+    for others in ([], [Scored(main, 0.7)]):
+        texts = item_renderings.Renderings(
+            real_store, query, {option.id: 220}, {}, {option.id: others}
+        ).of(Scored(option, 0.97))
+        text = texts[0][1]  # the fullest rendering that fits
+        assert "Option 1: Status Quo" in text  # the section that matched leads …
+        said = 'Chosen option: "Option 2: TypedDict with Generic Type Parameters"' in text
+        assert said == bool(others), text  # … and the decision merged into it is said

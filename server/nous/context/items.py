@@ -157,8 +157,9 @@ class Renderings:
             if self.counter.count(whole) > self.counter.count(memory.summary):
                 options.append(("content", label + whole))
         elif self.query is not None:
+            pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
             text = self._lead_then_rest(scored, share - self.counter.count(label))
-            text = text or extract.extract(content, self.query, share, self.counter)
+            text = text or extract.extract(content, self.query, share, self.counter, pinned=pinned)
             if text:
                 options.append(("extract", label + text))
         options += [("summary", memory.summary), ("micro", memory.micro)]
@@ -185,9 +186,19 @@ class Renderings:
         room = share - self.counter.count(lead) - 2
         if room < 0:
             return None
+        # A decision record merged in (an ADR's "Chosen option: …") goes first and says its
+        # decision whatever the question's words: "why X?" is answered by the decision.
+        others = sorted(others, key=lambda m: _decision(m.memory) is None)
+        pinned = _decision(*(m.memory for m in others))
+        if pinned is not None and room < self.counter.count(pinned) + 20:
+            return None  # the whole lead section would crowd the decision out: extract from all
         rest = "\n\n".join(m.memory.content for m in others)
         said = frozenset(u.text for u in units(scored.memory.content))
-        extra = extract.extract(rest, self.query, room, self.counter, said) if room >= 40 else None
+        extra = (
+            extract.extract(rest, self.query, room, self.counter, said, pinned=pinned)
+            if room >= 40
+            else None
+        )
         if not extra:
             return lead
         first, _, _ = rest.partition("\n")
@@ -195,6 +206,19 @@ class Renderings:
             section = first[2:].strip()
             extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3 :]}"
         return f"{lead} … {extra}"
+
+
+def _is_main(memory: Memory) -> bool:
+    """An ADR's main record (title, status, decision), not one of its sections."""
+    return memory.kind == "decision" and "adr" in memory.tags and "adr-section" not in memory.tags
+
+
+def _decision(*memories: Memory) -> str | None:
+    """The decision statement (first unit) of the first ADR main record among `memories`."""
+    for memory in memories:
+        if _is_main(memory):
+            return next((u.text for u in units(memory.content) if u.kind != "heading"), None)
+    return None
 
 
 def _document(item: Scored) -> str:
