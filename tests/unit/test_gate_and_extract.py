@@ -282,3 +282,33 @@ def test_an_adr_item_says_its_decision_whatever_section_matched(real_store: Memo
         assert "Option 1: Status Quo" in text  # the section that matched leads …
         said = 'Chosen option: "Option 2: TypedDict with Generic Type Parameters"' in text
         assert said == bool(others), text  # … and the decision merged into it is said
+
+
+SQUARE_SIZE = [  # celestia-app docs/maintainers/increase-square-size.md (development set), abridged
+    ("increase-square-size", "Increase square size",
+     "The max square size is the minimum of `GovMaxSquareSize` and `SquareSizeUpperBound`. If you "
+     "need to produce squares larger than the max square size, you must override either or both."),
+    ("govmaxsquaresize", "Increase square size › GovMaxSquareSize",
+     "`GovMaxSquareSize` is the maximum square size that can be set by governance. By default it "
+     "is set to 64."),
+    ("squaresizeupperbound", "Increase square size › SquareSizeUpperBound",
+     "Currently the `SquareSizeUpperBound` is set to 128. To increase it you must modify the "
+     "hard-coded constant in versioned_consts.go and create a new binary."),
+]  # fmt: skip
+
+
+def test_a_short_document_comes_whole_once_a_section_is_admitted(shop: MemoryStore) -> None:
+    """The answer sits in a three-line section that shares no word with the question; the
+    document is short, so once its first section is admitted all of it comes (turn mode), and
+    a long document does not (its other sections still need the sibling floor)."""
+    for anchor, heading, body in SQUARE_SIZE:
+        shop.remember(Draft(kind="fact", scope="project:shop", content=f"# docs/square.md: {heading}\n\n{body}",
+                            source=f"file:docs/square.md#{anchor}"))  # fmt: skip
+    question = "Our devnet needs bigger blocks than the max square size allows. What has to change?"
+    texts = [t for t in items(ask(shop, question)) if "docs/square.md" in t]
+    assert len(texts) == 1 and "create a new binary" in texts[0], texts
+    short = CONFIG.model_copy(
+        update={"gate": CONFIG.gate.model_copy(update={"short_document": 50})}
+    )
+    result = pipeline.assemble(shop, short, VIEW, pipeline.Request(input=question, mode="turn"))
+    assert not any("create a new binary" in t for t in items(result)), items(result)

@@ -115,6 +115,34 @@ def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[
     return out, merged
 
 
+def complete_short_documents(
+    store: MemoryStore, kept: list[Scored], merged: dict[str, list[Scored]], limit: int
+) -> None:
+    """A short harvested document whose section was admitted comes whole: its other sections
+    join the item (rendered whole when it fits the item's share, else the extract draws on
+    them). "Increase square size" answers in its last three-line section, which shares no word
+    with "bigger blocks than the max square size allows" and stays below the sibling floor."""
+    for lead in kept:
+        document = document_of(lead.memory)
+        if document is None or lead.memory.status == "superseded":
+            continue
+        rows = store.live_from_source(f"{document}#", lead.memory.scope)
+        have = {lead.memory.id, *(m.memory.id for m in merged.get(lead.memory.id, []))}
+        missing = [i for i, _kind, status in rows if i not in have and status != "superseded"]
+        if not missing or len(rows) > SHORT_DOCUMENT_SECTIONS:
+            continue
+        found = store.get_many(missing)
+        group = [lead.memory, *(m.memory for m in merged.get(lead.memory.id, [])), *found.values()]
+        if sum(store.counter.count(m.content) for m in group) > limit:
+            continue
+        merged.setdefault(lead.memory.id, []).extend(
+            Scored(m, 0.0, {"relevance": 0.0}) for i in missing if (m := found.get(i))
+        )
+
+
+SHORT_DOCUMENT_SECTIONS = 6
+
+
 def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
     """{superseded memory id: its successor's one-line rendering}."""
     wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}

@@ -247,6 +247,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         # several times over, and its best section leads (measured: fewer tokens, a higher
         # first-hit rank in every mode; docs/benchmarks.md).
         candidates, merged = items.merge_documents(candidates, work)
+        items.complete_short_documents(store, candidates, merged, config.gate.short_document)
 
     if req.mode == "startup":
         s = config.startup
