@@ -117,11 +117,13 @@ def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[
 
 def complete_short_documents(
     store: MemoryStore, kept: list[Scored], merged: dict[str, list[Scored]], limit: int
-) -> None:
+) -> dict[str, int]:
     """A short harvested document whose section was admitted comes whole: its other sections
     join the item (rendered whole when it fits the item's share, else the extract draws on
     them). "Increase square size" answers in its last three-line section, which shares no word
-    with "bigger blocks than the max square size allows" and stays below the sibling floor."""
+    with "bigger blocks than the max square size allows" and stays below the sibling floor.
+    Returns {lead id: the document's tokens} for the documents completed."""
+    completed: dict[str, int] = {}
     for lead in kept:
         document = document_of(lead.memory)
         if document is None or lead.memory.status == "superseded":
@@ -133,11 +135,14 @@ def complete_short_documents(
             continue
         found = store.get_many(missing)
         group = [lead.memory, *(m.memory for m in merged.get(lead.memory.id, [])), *found.values()]
-        if sum(store.counter.count(m.content) for m in group) > limit:
+        size = sum(store.counter.count(m.content) for m in group)
+        if size > limit:
             continue
         merged.setdefault(lead.memory.id, []).extend(
             Scored(m, 0.0, {"relevance": 0.0}) for i in missing if (m := found.get(i))
         )
+        completed[lead.memory.id] = size
+    return completed
 
 
 SHORT_DOCUMENT_SECTIONS = 6

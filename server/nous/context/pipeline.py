@@ -202,6 +202,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     rel_query: relevance.Query | None = None
     unknown = 0.0
     merged: dict[str, list[Scored]] = {}
+    short: dict[str, int] = {}
     small_talk = intent.greeting
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
     semantic: dict[str, float] = {}
@@ -247,7 +248,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         # several times over, and its best section leads (measured: fewer tokens, a higher
         # first-hit rank in every mode; docs/benchmarks.md).
         candidates, merged = items.merge_documents(candidates, work)
-        items.complete_short_documents(store, candidates, merged, config.gate.short_document)
+        short = items.complete_short_documents(
+            store, candidates, merged, config.gate.short_document
+        )
 
     if req.mode == "startup":
         s = config.startup
@@ -277,6 +280,8 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         c.memory.id: min(most, max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
+    for memory_id, size in short.items():  # a short document has room to come whole
+        shares[memory_id] = max(shares.get(memory_id, 0), size)
     renderings = items.Renderings(
         store, rel_query, shares, items.successor_names(store, candidates), merged
     )
