@@ -312,3 +312,30 @@ def test_a_short_document_comes_whole_once_a_section_is_admitted(shop: MemorySto
     )
     result = pipeline.assemble(shop, short, VIEW, pipeline.Request(input=question, mode="turn"))
     assert not any("create a new binary" in t for t in items(result)), items(result)
+
+
+@pytest.mark.parametrize("mode", ["recall", "turn"])
+def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> None:
+    """`gate.recall_relative` / `gate.turn_relative`: an item that clears the absolute floor but
+    sits far below the request's best item stays out (a long tail of weak matches was most of a
+    turn's noise); startup keeps the absolute floor only."""
+    from nous.memory.model import Memory
+
+    gate = CONFIG.gate
+    relative = gate.recall_relative if mode == "recall" else gate.turn_relative
+    assert 0 < relative < 1
+    memory = Memory.model_validate({
+        "id": "m", "kind": "fact", "scope": "project:shop", "content": "x", "summary": "x",
+        "micro": "x", "created_at": "", "updated_at": "", "last_seen_at": "", "status": "new",
+        "status_changed_at": "", "confidence": 1.0, "importance": 0.5, "outcome": None,
+        "confirmations": 0, "activations": 0, "frequency": 0, "source": "file:a.md#x",
+        "content_hash": "", "superseded_by": None, "tags": [],
+    })  # fmt: skip
+
+    def floor(m: str, top: float) -> float:
+        return pipeline._floor(CONFIG, pipeline.Request(input="a question?", mode=m), memory,
+                               0.0, top, False)  # fmt: skip
+
+    assert floor(mode, 1.0) == pytest.approx(max(getattr(gate, mode), relative))
+    assert floor(mode, 0.5) == pytest.approx(getattr(gate, mode))
+    assert floor("startup", 1.0) == pytest.approx(gate.startup)

@@ -498,6 +498,8 @@ def _floor(
         floor = max(floor, gate.unknown_floor)
     if req.mode == "recall":  # best first in a small budget: near the best, not just over
         floor = max(floor, top * gate.recall_relative)
+    elif req.mode == "turn":
+        floor = max(floor, top * gate.turn_relative)
     return floor
 
 
