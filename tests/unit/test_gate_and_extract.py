@@ -339,3 +339,30 @@ def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> No
     assert floor(mode, 1.0) == pytest.approx(max(getattr(gate, mode), relative))
     assert floor(mode, 0.5) == pytest.approx(getattr(gate, mode))
     assert floor("startup", 1.0) == pytest.approx(gate.startup)
+
+
+CHAT = [  # small talk and loosely related turns from an earlier chat in the same project
+    "Wow, Caroline! That sounds like a great weekend.",
+    "I went hiking with my dog and we saw a deer near the lake.",
+    "Did you finish the payments refactor before the holidays?",
+    "Yes, mostly; I still need to look at the logging in the payment code.",
+]
+
+
+def test_chat_turns_compete_with_the_documents_that_answer(shop: MemoryStore) -> None:
+    """Turns have a LoCoMo-calibrated floor of their own (0.1), meant for a store of turns; in a
+    project store with documents that answer, a turn also needs `gate.episode_relative` of the
+    best other candidate: "Wow, Caroline!" no longer rides along with the card-logging rule."""
+    from nous.memory import turns
+
+    shop.remember_many([turns.draft("old", n, t, scope="project:shop") for n, t in enumerate(CHAT)])
+    shop.wait_embedded()
+    question = "Can we log card numbers at debug level?"
+    off = CONFIG.model_copy(update={"gate": CONFIG.gate.model_copy(update={"episode_relative": 0})})
+    for mode in ("recall", "turn"):
+        texts = items(ask(shop, question, mode, 2000))
+        assert any("Never log card numbers" in t for t in texts), texts
+        assert not any(turn in t for t in texts for turn in CHAT), (mode, texts)
+        request = pipeline.Request(input=question, mode=mode, budget=2000)
+        ungated = items(pipeline.assemble(shop, off, VIEW, request))
+        assert any(turn in t for t in ungated for turn in CHAT), (mode, ungated)

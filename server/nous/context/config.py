@@ -66,6 +66,7 @@ class Gate(Strict):
     turn: float = Field(ge=0, le=1)
     recall_relative: float = Field(ge=0, le=1)
     turn_relative: float = Field(ge=0, le=1)
+    episode_relative: float = Field(ge=0, le=1)
     sibling: float = Field(ge=0, le=1)
     """The floor of a further section of a document already admitted."""
     short_document: int = Field(ge=0)
