@@ -670,6 +670,30 @@ test("Nous: Forget Chat Session… removes session A's turns and notes after a m
   assert.deepEqual(left, [], "nothing of session A is left in a new session's startup");
 });
 
+test("an agent-mode #nousContext call is kept as a turn of its chat; a preview keeps nothing", async () => {
+  // Show Context for… is a preview: what it is given is not kept
+  await runCommand("Nous: Show Context for…");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("We decided to bill refunds in euros. Next step: wire the refund webhook into the ledger.");
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: We decided to bill refunds" }).first().waitFor({ timeout: 30_000 });
+  // the tool's task is reported through nous/turn under the tool's session
+  rmSync(join(OUT, "invoke-context.json"), { force: true });
+  await runCommand("Nous E2E: Invoke Context Tool");
+  const invoked = await readJson("invoke-context.json");
+  assert.ok(invoked.ok, invoked.error);
+  const kept = await until("the tool's task as a chat turn", async () => {
+    const { memories } = await browserState();
+    const turn = memories.find((m) => m.kind === "episode" && /invoice export to the nightly job/.test(m.content));
+    return turn ? { turn, memories } : undefined;
+  });
+  assert.match(kept.turn.source, /^chat:vscode-tools-[^#]+#\d+$/);
+  assert.ok(kept.memories.some((m) => m.kind === "note" && /nightly export tests/.test(m.content)), "its next step is a session note");
+  // the preview ran before the tool's turn on the daemon's one store thread: had it been kept, it would be listed
+  assert.deepEqual(kept.memories.filter((m) => /refund webhook|refunds in euros/.test(m.content)), []);
+});
+
 test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {
   const python = BARE_PYTHON;
   rmSync(join(OUT, "set-python.json"), { force: true });

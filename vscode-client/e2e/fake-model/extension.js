@@ -137,6 +137,19 @@ async function activate(context) {
         write("invoke-recall.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
       }
     }),
+    vscode.commands.registerCommand("nousE2e.invokeContext", async () => {
+      // an agent-mode model's #nousContext call (no chat token here: the window's session)
+      try {
+        const result = await vscode.lm.invokeTool("nous_context", {
+          input: { task: "Move the invoice export to the nightly job; we decided to drop the CSV format. Next step: add the nightly export tests." },
+          toolInvocationToken: undefined,
+        });
+        const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : "")).join("");
+        write("invoke-context.json", { ok: true, text });
+      } catch (err) {
+        write("invoke-context.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
+      }
+    }),
     vscode.commands.registerCommand("nousE2e.setBarePython", async () => {
       const python = process.env.NOUS_E2E_BARE_PYTHON || "/usr/bin/python3";
       await vscode.workspace.getConfiguration("nous").update("python", python, vscode.ConfigurationTarget.Global);
