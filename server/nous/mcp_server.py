@@ -5,10 +5,11 @@ Built on the official `mcp` SDK's `MCPServer` (FastMCP before mcp 2). Four tools
 (startup), `nous_recall`, `nous_remember`, `nous_forget` — call the `Engine` the CLI and the daemon
 use, so budgets, the session cap, redaction and project isolation are the same: one MCP connection
 is one chat session, and what the agent hands `nous_context` and `nous_recall` (the task, the
-query) is kept as that session's turn (SPEC §10; capture's setting and rules apply). The project is `--workspace`, else the first `file://` root the client gives,
-else the working directory. All SQLite and ONNX work runs on one worker thread (a sqlite3
-connection belongs to the thread that opened it). Nothing but protocol reaches stdout: the SDK's
-stdio transport moves fd 1 to stderr while it serves, and logs go to stderr.
+query) is kept as that session's turn (SPEC §10; capture's setting and rules apply). The project
+is `--workspace`, else the first `file://` root the client gives, else the working directory.
+All SQLite and ONNX work runs on one worker thread (a sqlite3 connection belongs to the thread
+that opened it). Nothing but protocol reaches stdout: the SDK's stdio transport moves fd 1 to
+stderr while it serves, and logs go to stderr.
 """
 
 from __future__ import annotations
