@@ -694,6 +694,29 @@ test("an agent-mode #nousContext call is kept as a turn of its chat; a preview k
   assert.deepEqual(kept.memories.filter((m) => /refund webhook|refunds in euros/.test(m.content)), []);
 });
 
+test("another agent's tool calls in one chat are kept as turns of that chat's session (the invocation token)", async () => {
+  const file = join(OUT, "agent-tool.jsonl");
+  const calls = () => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  await ask("@fakeagent Rename the ledger table to journal; we decided to keep the old view. Next step: update the journal migration.");
+  await until("the agent's first nous_context call", () => calls().length >= 1);
+  await ask("@fakeagent Split the journal writer into its own module so the exporter can reuse it.");
+  await until("the agent's second nous_context call", () => calls().length >= 2);
+  for (const call of calls()) assert.ok(call.ok, call.error);
+  log(`the tool invocation token's fields: ${JSON.stringify(calls()[0].tokenFields)}`);
+  const { first, second } = await until("both tasks as turns of one chat session", async () => {
+    const { memories } = await browserState();
+    const episode = (re) => memories.find((m) => m.kind === "episode" && re.test(m.content));
+    const found = { first: episode(/ledger table to journal/), second: episode(/journal writer into its own module/) };
+    return found.first && found.second ? found : undefined;
+  });
+  const [, sessionA, indexA] = /^chat:(vscode-agent-[0-9a-f]+)#(\d+)$/.exec(first.source) ?? [];
+  const [, sessionB, indexB] = /^chat:(vscode-agent-[0-9a-f]+)#(\d+)$/.exec(second.source) ?? [];
+  assert.ok(sessionA, `the chat's own session, from its token: ${first.source}`);
+  assert.equal(sessionB, sessionA, "one chat, one session");
+  assert.equal(Number(indexB), Number(indexA) + 1);
+});
+
 test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {
   const python = BARE_PYTHON;
   rmSync(join(OUT, "set-python.json"), { force: true });

@@ -103,7 +103,26 @@ function nousApi() {
 }
 
 async function activate(context) {
+  // another agent in the chat (not @nous): it calls nous_context with the chat's own tool
+  // invocation token, as an agent-mode model's tool call does
+  const agent = vscode.chat.createChatParticipant("nousE2e.agent", async (request, _chat, stream, token) => {
+    try {
+      const result = await vscode.lm.invokeTool(
+        "nous_context",
+        { input: { task: request.prompt }, toolInvocationToken: request.toolInvocationToken },
+        token,
+      );
+      const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : "")).join("");
+      const fields = request.toolInvocationToken ? Object.keys(request.toolInvocationToken) : [];
+      fs.appendFileSync(path.join(outDir(), "agent-tool.jsonl"), JSON.stringify({ ok: true, prompt: request.prompt, tokenFields: fields, text }) + "\n");
+      stream.markdown(`FAKE AGENT: nous_context answered (${text.length} characters).`);
+    } catch (err) {
+      fs.appendFileSync(path.join(outDir(), "agent-tool.jsonl"), JSON.stringify({ ok: false, error: String(err && err.stack ? err.stack : err) }) + "\n");
+      stream.markdown("FAKE AGENT: nous_context failed.");
+    }
+  });
   context.subscriptions.push(
+    agent,
     vscode.lm.registerLanguageModelChatProvider("nousfake", provider),
     vscode.commands.registerCommand("nousE2e.openChat", async () => {
       await vscode.commands.executeCommand("workbench.action.chat.open", { modelSelector: { vendor: "nousfake" } });
