@@ -6,7 +6,9 @@
 // fake model with the injected context; the fake model's nous_recall tool call (the participant's
 // tool loop) and `vscode.lm.invokeTool` reach the daemon; the status bar shows the budget the
 // daemon reported; a decision and a next step settled in one chat session open the next one's
-// #nousContext as session notes, and “Nous: Forget Chat Session…” removes them. Screenshots go to
+// #nousContext as session notes, and “Nous: Forget Chat Session…” removes them; an agent-mode tool
+// call (another participant passing its chat's invocation token, or none) is kept as a turn of
+// that chat's session, and Show Context for… keeps nothing. Screenshots go to
 // $NOUS_E2E_OUT (default e2e/out).
 //
 // Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous

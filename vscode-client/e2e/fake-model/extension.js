@@ -3,7 +3,8 @@
 // so the test can see the context @nous injected; asked to "use recall: QUERY" it emits a
 // nous_recall tool call first; asked to "let's settle …" it settles a decision and leaves a next
 // step (session continuity). Commands let the test call vscode.lm.invokeTool and read the Nous
-// extension's API. Never shipped with the extension.
+// extension's API; a participant, @fakeagent, calls nous_context with its chat's tool invocation
+// token (an agent-mode tool call). Never shipped with the extension.
 "use strict";
 const vscode = require("vscode");
 const fs = require("fs");
