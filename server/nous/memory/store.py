@@ -24,10 +24,9 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import lifecycle, migrations, renderings, secrets, turns
+from nous.memory import fts, lifecycle, migrations, renderings, secrets, turns
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
-from nous.memory.fts import fts_query
 from nous.memory.model import (
     OUTCOMES,
     Draft,
@@ -133,6 +132,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
+        self._always_on: dict[tuple[tuple[str, ...], int], list[str]] = {}
+        self._always_on_seen = -1
         self._early: dict[str, Vector] = {}
         """Vectors of pending rows computed for a search before the backlog stored theirs."""
         self._backlog = (
@@ -557,7 +558,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self, query: str, k: int, scopes: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
         """Top-k (id, BM25 score, higher is better) by FTS5 over an OR of the query's words."""
-        match = fts_query(query)
+        match = fts.fts_query(query)
         if not match or k <= 0:
             return []
         where = f"m.status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
@@ -620,7 +621,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         drawn from them (sources `chat:<session>#<index>`), live or not."""
         prefix = turns.source(session, 0)[:-1]  # "chat:<session>#"
         rows = self._conn.execute(
-            "SELECT id, kind, source FROM memories WHERE source >= ? AND source < ? AND scope = ?",
+            # by source: the planner would take the scope index and read half the table
+            "SELECT id, kind, source FROM memories INDEXED BY memories_source "
+            "WHERE source >= ? AND source < ? AND scope = ?",
             (prefix, prefix + "\U0010ffff", scope),
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
@@ -636,7 +639,16 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         return [r[0] for r in rows]
 
     def always_on(self, scopes: Sequence[str], limit: int = 40) -> list[str]:
-        """Ids of live pinned memories and escalated (blocking) constraints in `scopes`."""
+        """Ids of live pinned memories and escalated (blocking) constraints in `scopes`.
+        No index serves `pinned = 1 OR status = 'escalated'` (the scope index reads half the
+        table): the answer is kept until a memory changes (`change_seq` moves)."""
+        change = self._index_change()
+        key = (tuple(scopes), limit)
+        if self._always_on_seen != change:
+            self._always_on.clear()
+            self._always_on_seen = change
+        if key in self._always_on:
+            return list(self._always_on[key])
         marks = ",".join("?" * len(scopes))
         rows = self._conn.execute(
             f"SELECT id FROM memories WHERE scope IN ({marks}) "
@@ -644,7 +656,13 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             "ORDER BY importance DESC, updated_at DESC LIMIT ?",
             (*scopes, limit),
         ).fetchall()
-        return [r[0] for r in rows]
+        self._always_on[key] = [r[0] for r in rows]
+        return list(self._always_on[key])
+
+    def _index_change(self) -> int:
+        """The `change_seq` counter: every write to a memory row moves it."""
+        row = self._conn.execute("SELECT value FROM counters WHERE name = 'change_seq'").fetchone()
+        return int(row[0])
 
     def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """({term: live memories whose text holds it}, live memories in all), for the IDF of a
