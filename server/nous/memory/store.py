@@ -557,8 +557,14 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
     def text_search(
         self, query: str, k: int, scopes: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Top-k (id, BM25 score, higher is better) by FTS5 over an OR of the query's words."""
-        match = fts.fts_query(query)
+        """Top-k (id, BM25 score, higher is better) by FTS5 over an OR of the query's words;
+        in a store of `PRUNE_FROM` memories or more, the words held by more than `PRUNE_SHARE`
+        of them are left out of the query (`fts.prune`)."""
+        terms = fts.fts_terms(query)
+        if len(terms) > 1 and self._df_total_now() >= PRUNE_FROM:
+            frequencies, total = self.document_frequencies(terms)
+            terms = fts.prune(terms, frequencies, total, PRUNE_SHARE)
+        match = fts.fts_match(terms)
         if not match or k <= 0:
             return []
         where = f"m.status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
@@ -686,6 +692,12 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             out[term] = self._df_cache[term]
         return out, self._df_total
 
+    def _df_total_now(self) -> int:
+        """The memory count `document_frequencies` last read (read now if never)."""
+        if self._df_seen < 0:
+            self.document_frequencies([])
+        return self._df_total
+
     def _df_change(self) -> int:
         row = self._conn.execute("SELECT coalesce(max(change_seq), 0) FROM memories").fetchone()
         return int(row[0])
@@ -799,6 +811,12 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
 
 DF_STALENESS = 64
 """Changes after which cached document frequencies are counted again."""
+PRUNE_FROM = 20_000
+"""Stores of at least this many memories leave the very common words out of a full-text query
+(below it the whole OR-query costs a few milliseconds)."""
+PRUNE_SHARE = 0.1
+"""A word in more than this share of the memories is left out of the full-text query (unless
+every word of it is: then the rarest stays)."""
 ON_DEMAND = 16
 """Pending rows a `vectors` call embeds at most (one model batch on the request path)."""
 EARLY_LIMIT = 4096
