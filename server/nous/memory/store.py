@@ -591,7 +591,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             for memory_id, source in self._conn.execute(
-                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND kind = 'episode' "
+                # `+kind`: by id, not by the kind index (a quarter of the table at 100k)
+                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND +kind = 'episode' "
                 "AND source LIKE 'chat:%'",
                 chunk,
             ):
@@ -604,17 +605,18 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                         wanted.setdefault(near, []).append((memory_id, abs(step)))
         out: dict[str, list[tuple[str, int]]] = {}
         sources = list(wanted)
-        where = f"status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
+        where = f"+status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
         extra: list[Any] = list(EXCLUDED_STATUSES)
         if scopes is not None:
-            where += f" AND scope IN ({','.join('?' * len(scopes))})"
+            where += f" AND +scope IN ({','.join('?' * len(scopes))})"
             extra += list(scopes)
         for start in range(0, len(sources), 500):
             chunk = sources[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for near_id, source in self._conn.execute(
-                f"SELECT id, source FROM memories WHERE source IN ({marks}) AND kind = 'episode' "
-                f"AND {where}",
+                # by source (`+`: not by the kind or scope indexes)
+                f"SELECT id, source FROM memories WHERE source IN ({marks}) "
+                f"AND +kind = 'episode' AND {where}",
                 (*chunk, *extra),
             ):
                 for memory_id, distance in wanted[source]:
@@ -814,7 +816,7 @@ DF_STALENESS = 64
 PRUNE_FROM = 20_000
 """Stores of at least this many memories leave the very common words out of a full-text query
 (below it the whole OR-query costs a few milliseconds)."""
-PRUNE_SHARE = 0.1
+PRUNE_SHARE = 0.05
 """A word in more than this share of the memories is left out of the full-text query (unless
 every word of it is: then the rarest stays)."""
 ON_DEMAND = 16
