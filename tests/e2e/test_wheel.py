@@ -1,7 +1,7 @@
 """The built wheel works on its own: built from this checkout, installed into a fresh venv outside
 it, then `nous remember/recall/context/status`, `nous serve` (LSP) and `nous mcp` run with the
-network cut (`unshare -n`: a network namespace with nothing in it). The tokenizer, encodings and
-manifest must come from the wheel's package data, the model from its dependency."""
+network cut (`unshare -n`: a network namespace with nothing in it). The ONNX model, tokenizer,
+encodings and manifest must come from the wheel's package data."""
 
 from __future__ import annotations
 

@@ -22,7 +22,18 @@ def test_vectors_match_the_fp32_reference(real_embedder: OnnxEmbedder) -> None:
     want = np.asarray(REFERENCE["vectors"], dtype=np.float32)
     cosines = (got * want).sum(axis=1) / np.linalg.norm(want, axis=1)
     assert got.shape == (len(want), 384)
-    assert cosines.min() >= 0.99, cosines
+    # int8 weights and activations: 0.985 for the 3-token "ok", 0.997 on average
+    assert cosines.min() >= 0.98, cosines
+    assert cosines.mean() >= 0.995, cosines
+
+
+def test_a_vector_does_not_depend_on_its_batch(real_embedder: OnnxEmbedder) -> None:
+    """Activations are quantised per token: a long text in the batch leaves a short one's
+    vector as it is alone (a per-tensor scale would not)."""
+    short = "ok"
+    alone = real_embedder.embed_batch([short])[0]
+    beside = real_embedder.embed_batch([short, REFERENCE["sentences"][-1]])[0]
+    assert np.allclose(alone, beside, atol=1e-5)
 
 
 def test_paraphrases_score_above_unrelated_pairs(real_embedder: OnnxEmbedder) -> None:

