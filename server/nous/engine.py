@@ -182,6 +182,10 @@ class Engine:
             drafts = [Draft.model_validate(row) for row in rows]
         except (ValueError, TypeError) as exc:
             raise InvalidMemory(f"{path or 'demo set'} is not a list of memories: {exc}") from exc
+        return self.remember_many(drafts)
+
+    def remember_many(self, drafts: list[Draft]) -> list[WriteResult]:
+        """Remember a batch in this project (scope `team`: shared), in one transaction."""
         return self.store.remember_many([self._drafted(d) for d in drafts])
 
     def view(self, active_file: str | None = None) -> pipeline.View:
@@ -270,6 +274,11 @@ class Engine:
             "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),
             "team": self.team_status(),
         }
+
+    def team_state(self) -> str:
+        """`off` without a team store, else its state (`TeamLink.state`)."""
+        team = self.store.team
+        return "off" if team is None else team.state
 
     def team_status(self) -> dict[str, Any]:
         """The team store's state (SPEC §13): `off` when none is configured, else `up`,

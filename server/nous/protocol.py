@@ -244,6 +244,9 @@ class BudgetNotification(Wire):
     cap: int
     layers: list[dict[str, Any]] = Field(default_factory=list)
     project: str = ""
+    team: Literal["off", "up", "connecting", "slow", "down"] = "off"
+    """The answering project's team store (SPEC §13): `slow` or `down` means this answer was
+    local only (the status bar says so)."""
 
 
 SourceType = Literal["file", "commit", "chat", "manual"]

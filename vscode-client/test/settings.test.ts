@@ -95,7 +95,7 @@ test("nous.python and nous.db are machine-scoped: a workspace cannot choose what
     const scope = (properties[`nous.${key}`] as { scope?: string } | undefined)?.scope;
     assert.ok(scope === "machine" || scope === "application", `nous.${key} has scope ${scope}`);
   }
-  assert.deepEqual([...MACHINE_ONLY].sort(), ["db", "python"]);
+  assert.deepEqual([...MACHINE_ONLY].sort(), ["db", "python", "teamStore"]);
 });
 
 test("machine-only settings are read from user settings, never from a workspace or folder", () => {

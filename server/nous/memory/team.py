@@ -223,6 +223,22 @@ class TeamStore:
             cur.executemany(sql, values)
         return len(rows)
 
+    def load(self, rows: Sequence[Row]) -> int:
+        """Bulk-load new rows with COPY (a benchmark's set; ids must be new). Returns rows."""
+        columns = ", ".join(("project_key", *FIELDS, "embedding", "embedding_model"))
+        statement = f"COPY nous_memories ({columns}) FROM STDIN"
+        with (
+            self._conn.transaction(),
+            self._conn.cursor() as cur,
+            cur.copy(statement) as copy,
+        ):
+            for r in rows:
+                copy.write_row(
+                    (self.project_key, *(_wire(r.fields, f) for f in FIELDS),
+                     np.asarray(r.vector, dtype=np.float32), r.model)
+                )  # fmt: skip
+        return len(rows)
+
     def set_status(
         self, memory_id: str, status: str, at: str, superseded_by: str | None = None
     ) -> bool:
@@ -348,6 +364,16 @@ class TeamStore:
             "SELECT id FROM nous_memories WHERE project_key = %s ORDER BY id", (self.project_key,)
         ).fetchall()
         return [r[0] for r in rows]
+
+
+def create_database(url: str, name: str) -> None:
+    """Create an empty database on the server of `url` (what a test or a benchmark starts
+    from; a team's administrator does this once)."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
 def _wire(fields: dict[str, Any], name: str) -> Any:
