@@ -52,6 +52,7 @@ test("package.json defaults all pass through", () => {
     "recallBudget",
     "sessionCap",
     "startupBudget",
+    "teamTimeoutMs",
     "watch",
   ]);
 });
@@ -90,7 +91,7 @@ test("a smaller token budget from the caller shrinks the recall budget, a larger
   assert.equal(recallBudget(500, 0), 500);
 });
 
-test("nous.python and nous.db are machine-scoped: a workspace cannot choose what runs", () => {
+test("nous.python, nous.db and nous.teamStore are machine-scoped: a workspace cannot choose what runs or where memories go", () => {
   for (const key of MACHINE_ONLY) {
     const scope = (properties[`nous.${key}`] as { scope?: string } | undefined)?.scope;
     assert.ok(scope === "machine" || scope === "application", `nous.${key} has scope ${scope}`);
