@@ -215,7 +215,7 @@ def test_project_b_never_sees_project_a_rows_on_one_server(
             billing.forget(a.id)
         store_b = TeamStore(team_url, billing.project.key, 384, billing.store.model_name)
         try:
-            assert store_b.get_many([a.id]) == {}
+            assert store_b.get_many([a.id]) == {} and store_b.vectors([a.id]) == {}
             assert store_b.ids() == [b.id]
             # a row of A's id pushed under B's key never overwrites A's row
             fields = {**a.model_dump(), "content": "overwritten", "updated_at": "9999"}
@@ -256,7 +256,7 @@ def test_pushing_the_same_rows_again_changes_nothing(engines: list[Engine], team
             store.put_many([Row(newer, vector, ana.store.model_name)])
         store.put_many([Row(older, vector, ana.store.model_name)])  # late: never wins
         assert store.count() == 1
-        assert store.get_many([memory.id])[memory.id][0].content == newer["content"]
+        assert store.get(memory.id).content == newer["content"]
         assert store.schema_version() == 1
     finally:
         store.close()
@@ -266,6 +266,40 @@ def test_pushing_the_same_rows_again_changes_nothing(engines: list[Engine], team
         assert rows(team_url, "SELECT count(*) FROM nous_team_schema") == [(1,)]
     finally:
         again.close()
+
+
+def test_team_store_offers_the_shared_verbs_of_the_store_interface(
+    engines: list[Engine], team_url: str
+) -> None:
+    from nous.memory.interface import SharedStore
+
+    ana, _ = engines
+    texts = ["Payments retry three times with exponential backoff",
+             "The frontend is built with Vite and React",
+             "Postgres backups run every night at 03:00"]  # fmt: skip
+    made = [ana.remember(Draft(kind="decision", scope="team", content=t)).memory for t in texts]
+    pushed(ana)
+    store = TeamStore(team_url, ana.project.key, 384, ana.store.model_name)
+    try:
+        assert isinstance(store, SharedStore)
+        query = ana.store.embed("how often are the database backups taken?")
+        assert store.vector_search(query, 3, [ana.project.scope])[0][0] == made[2].id
+        assert [i for i, _ in store.text_search("Vite frontend", 5)] == [made[1].id]
+        assert store.vector_search(query, 3, ["project:someone-else"]) == []
+        assert set(store.get_many([m.id for m in made])) == {m.id for m in made}
+        assert store.forget(made[0].id).status == "inactive"  # left out of both searches
+        assert made[0].id not in [i for i, _ in store.text_search("payments retry backoff", 5)]
+        assert store.supersede(made[1].id, made[2].id).superseded_by == made[2].id
+        with pytest.raises(InvalidMemory):
+            store.forget(made[2].id, purge=True)  # decisions are never deleted
+        with pytest.raises(UnknownMemory):
+            store.get("no-such-id")
+    finally:
+        store.close()
+    methods = {r[0]: r[1] for r in rows(team_url, "SELECT indexname, indexdef FROM pg_indexes "
+                                                   "WHERE tablename = 'nous_memories'")}  # fmt: skip
+    assert "hnsw (embedding vector_cosine_ops)" in methods["nous_memories_embedding"]
+    assert "gin (tsv)" in methods["nous_memories_tsv"]
 
 
 def test_four_writer_processes_lose_nothing_and_duplicate_nothing(
@@ -467,7 +501,7 @@ def _team_ids(engine: Engine) -> list[str]:
 def _team_status(engine: Engine, memory_id: str) -> str:
     store = TeamStore(_url(engine), engine.project.key, 384, engine.store.model_name)
     try:
-        return store.get_many([memory_id])[memory_id][0].status
+        return store.get(memory_id).status
     finally:
         store.close()
 

@@ -904,7 +904,8 @@ def _memory(row: Sequence[Any]) -> Memory:
 
 
 if TYPE_CHECKING:  # mypy checks that the SQLite store has every verb of the interface
-    from nous.memory.interface import Store
+    from nous.memory.interface import SharedStore, Store
     from nous.memory.teamlink import TeamLink
 
     _IS_A_STORE: type[Store] = MemoryStore
+    _IS_SHARED: type[SharedStore] = MemoryStore

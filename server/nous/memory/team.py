@@ -17,14 +17,14 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nous.errors import StoreError
-from nous.memory import secrets, team_url
+from nous.errors import InvalidMemory, StoreError, UnknownMemory
+from nous.memory import lifecycle, secrets, team_url
 from nous.memory.embedder import Vector
-from nous.memory.model import Memory
+from nous.memory.model import Memory, now
 
 log = logging.getLogger(__name__)
 
@@ -265,15 +265,10 @@ class TeamStore:
     ) -> list[Hit]:
         """The vector top-`k` and the full-text top-`k` of this project's live rows (in
         `scopes` when given), each with both signals and its record."""
-        where = "project_key = %s AND status <> ALL(%s)"
-        args: list[Any] = [self.project_key, EXCLUDED_STATUSES]
-        if scopes is not None:
-            where += " AND scope = ANY(%s)"
-            args.append(list(scopes))
+        where, args = self._where(scopes)
         q = np.asarray(vector, dtype=np.float32)
         with self._conn.transaction():
-            # HNSW filters after the scan: look wider than k so the project's rows fill it
-            self._conn.execute(f"SET LOCAL hnsw.ef_search = {max(100, min(1000, 2 * k))}")
+            self._conn.execute(f"SET LOCAL hnsw.ef_search = {_ef(k)}")
             dense = self._conn.execute(
                 f"SELECT id FROM nous_memories WHERE {where} AND embedding_model = %s "
                 "ORDER BY embedding <=> %s LIMIT %s",
@@ -304,9 +299,82 @@ class TeamStore:
         process, the driver's adapters), so the first real one is as fast as the rest."""
         self.search("warm", np.zeros(self.dimension, dtype=np.float32), 1)
 
-    def get_many(self, ids: Sequence[str]) -> dict[str, tuple[Memory, Vector]]:
-        """This project's rows among `ids` (another project's are as if unknown)."""
+    def rows(self, ids: Sequence[str]) -> dict[str, tuple[Memory, Vector]]:
+        """This project's rows among `ids` with their vectors (another project's are as if
+        unknown), in one statement."""
         return self._rows(list(ids))
+
+    # -- the verbs of `Store` a shared store offers (`interface.SharedStore`) -------------------
+
+    def get(self, memory_id: str) -> Memory:
+        found = self._rows([memory_id])
+        if memory_id not in found:
+            raise UnknownMemory(memory_id)
+        return found[memory_id][0]
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
+        return {i: row[0] for i, row in self._rows(list(ids)).items()}
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vector]:
+        return {i: row[1] for i, row in self._rows(list(ids)).items()}
+
+    def vector_search(
+        self, query: Vector, k: int, scopes: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, cosine) of this project's live rows (HNSW)."""
+        where, args = self._where(scopes)
+        with self._conn.transaction():
+            self._conn.execute(f"SET LOCAL hnsw.ef_search = {_ef(k)}")
+            found = self._conn.execute(
+                f"SELECT id, 1 - (embedding <=> %s) FROM nous_memories WHERE {where} "
+                "AND embedding_model = %s ORDER BY embedding <=> %s LIMIT %s",
+                (np.asarray(query, dtype=np.float32), *args, self.model,
+                 np.asarray(query, dtype=np.float32), k),
+            ).fetchall()  # fmt: skip
+        return [(r[0], float(r[1])) for r in found]
+
+    def text_search(
+        self, query: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, `ts_rank_cd`, higher is better) over an OR of the query's words (GIN)."""
+        words = tsquery(query)
+        if not words or k <= 0:
+            return []
+        where, args = self._where(scopes)
+        found = self._conn.execute(
+            "SELECT id, ts_rank_cd(tsv, q) AS rank FROM nous_memories, "
+            f"to_tsquery('english', %s) q WHERE tsv @@ q AND {where} ORDER BY rank DESC LIMIT %s",
+            (words, *args, k),
+        ).fetchall()
+        return [(r[0], float(r[1])) for r in found]
+
+    def forget(self, memory_id: str, purge: bool = False) -> Memory:
+        """Mark a team row forgotten (its kind's `on_forget` state), or delete it (`purge`;
+        never a decision)."""
+        memory = self.get(memory_id)
+        if purge:
+            if memory.kind == "decision":
+                raise InvalidMemory("decisions are never deleted; forget marks them inactive")
+            self.delete([memory_id])
+            return memory
+        self.set_status(memory_id, lifecycle.on_forget(memory.kind, memory.status), now())
+        return self.get(memory_id)
+
+    def supersede(self, old_id: str, new_id: str) -> Memory:
+        if old_id == new_id:
+            raise InvalidMemory("a memory cannot supersede itself")
+        old = self.get(old_id)
+        target = lifecycle.on_supersede(old.kind, old.status)
+        self.set_status(old_id, target, now(), superseded_by=new_id)
+        return self.get(old_id)
+
+    def _where(self, scopes: Sequence[str] | None) -> tuple[str, list[Any]]:
+        where = "project_key = %s AND status <> ALL(%s)"
+        args: list[Any] = [self.project_key, EXCLUDED_STATUSES]
+        if scopes is not None:
+            where += " AND scope = ANY(%s)"
+            args.append(list(scopes))
+        return where, args
 
     def _rows(self, ids: list[str]) -> dict[str, tuple[Memory, Vector]]:
         if not ids:
@@ -366,6 +434,12 @@ class TeamStore:
         return [r[0] for r in rows]
 
 
+def _ef(k: int) -> int:
+    """HNSW's candidate list: it filters (project, scope, status) after the scan, so it looks
+    wider than k for the project's rows to fill it."""
+    return max(100, min(1000, 2 * k))
+
+
 def create_database(url: str, name: str) -> None:
     """Create an empty database on the server of `url` (what a test or a benchmark starts
     from; a team's administrator does this once)."""
@@ -402,3 +476,9 @@ def _reason(exc: BaseException) -> str:
     """The driver's message, first line, without anything that looks like a password."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return re.sub(r"(password=)\S+", r"\1***", secrets.scrub(text))
+
+
+if TYPE_CHECKING:  # mypy checks that the team store has the shared verbs of the interface
+    from nous.memory.interface import SharedStore
+
+    _IS_SHARED: type[SharedStore] = TeamStore

@@ -129,7 +129,7 @@ class TeamLink:
         `None` when unknown or the team did not answer in time."""
         if memory_id in self._cache:
             return self._cache[memory_id][0]
-        pending = self._submit(lambda: self._ensure_reader().get_many([memory_id]))
+        pending = self._submit(lambda: self._ensure_reader().rows([memory_id]))
         if pending is None:
             return None
         try:
