@@ -59,10 +59,13 @@ class Outbox:
         self._conn.close()
 
     def take(self, scope: str, limit: int = 200) -> list[Entry]:
-        """The oldest entries of `scope`, in order."""
+        """The oldest entries of `scope`, in order, but those of rows whose vector is still
+        being computed (they stay queued: the row is pushed once its vector is stored)."""
         rows = self._conn.execute(
-            "SELECT seq, memory_id, op, payload FROM team_outbox WHERE scope = ? "
-            "ORDER BY seq LIMIT ?",
+            "SELECT o.seq, o.memory_id, o.op, o.payload FROM team_outbox o "
+            "LEFT JOIN memories m ON m.id = o.memory_id WHERE o.scope = ? "
+            "AND NOT (o.op = 'put' AND m.id IS NOT NULL AND length(m.embedding) = 0) "
+            "ORDER BY o.seq LIMIT ?",
             (scope, limit),
         ).fetchall()
         return [Entry(r[0], r[1], r[2], json.loads(r[3] or "{}")) for r in rows]

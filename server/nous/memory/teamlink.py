@@ -44,6 +44,9 @@ IDLE_S = 5.0
 """The sync thread looks at the outbox this often even unpoked (another process's writes)."""
 PAGE_TIMEOUT_S = 3.0
 """How long the browser's team list waits (a person asked for it: longer than a search)."""
+PENDING_S = 0.5
+"""How soon the outbox is looked at again while rows in it wait for their vector (the backlog
+that computes it does not know the team)."""
 BATCH = 200
 CACHE_LIMIT = 4096
 
@@ -81,6 +84,7 @@ class TeamLink:
         self._rounds = 0
         self._empty_round = -1
         self._failed_round = -1
+        self._poke_at = 0.0
         self._connecting: Future[Any] | None = None
         self._thread = threading.Thread(target=self._sync, name="nous-team-sync", daemon=True)
         self._thread.start()
@@ -250,6 +254,9 @@ class TeamLink:
         while True:
             with self._cond:
                 wait = BACKOFF_S[min(failures, len(BACKOFF_S)) - 1] if failures else IDLE_S
+                if self._poke_at:
+                    wait = min(wait, max(0.0, self._poke_at - time.monotonic()))
+                    self._poke_at = 0.0
                 if not self._poked and not self._stopping:
                     self._cond.wait(wait)
                 if self._stopping:
@@ -265,9 +272,13 @@ class TeamLink:
                 while self._push(outbox, writer):
                     pass
                 failures = 0
+                waiting = outbox.count(self.scope)  # rows whose vector is still coming
                 with self._cond:
                     self.sync_state = "up"
-                    self._empty_round = this_round
+                    if waiting:
+                        self._poke_at = time.monotonic() + PENDING_S
+                    else:
+                        self._empty_round = this_round
                     self._cond.notify_all()
             except Exception as exc:
                 failures += 1
@@ -298,7 +309,7 @@ class TeamLink:
         rows = outbox.rows(puts)
         ready = [
             Row(_clean(r.fields), r.vector, r.model) for r in rows.values() if r.vector is not None
-        ]  # a row whose vector is pending is queued again when the vector lands
+        ]  # `take` leaves rows whose vector is pending queued
         writer.put_many(ready)
         gone = [e.memory_id for e in last.values() if e.op == "delete"]
         if gone:
