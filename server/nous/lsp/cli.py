@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         try:  # the flag sits in a process list: never with a password
             overrides["team_store"] = team_url.check_synced(args.team_store)
         except team_url.BadTeamUrl as exc:
-            print(f"nous: error: --team-store: {exc}", file=sys.stderr)
+            sys.stderr.write(f"nous: error: --team-store: {exc}\n")
             return 2
     if args.tcp is not None:
         import socket
