@@ -337,6 +337,11 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         print(f"model      {data['model']} ({data['dimension']}-d)")
         print(f"encoding   {data['encoding']}")
         print(f"memories   {data['memories']}")
+        team = data["team"]
+        if team["state"] != "off" or team["queued"]:
+            shown = f"{team.get('url', '-')} ({team['state']}, {team['queued']} queued)"
+            error = f": {team['lastError']}" if team.get("lastError") else ""
+            print(f"team       {shown}{error}")
         for kind, by_status in data["counts"].items():
             states = ", ".join(f"{s} {n}" for s, n in by_status.items())
             print(f"  {kind:<12} {states}")
