@@ -94,11 +94,12 @@ def test_recall_and_the_budget_notification(wire: Wire, ids: dict[str, str]) -> 
     assert set(result["session"]) == {"id", "used", "cap", "remaining", "recalls", "cut"}
     section = next(s for s in result["sections"] if s["items"])
     assert set(section) == {"layer", "title", "used", "cap", "items"}
-    assert set(section["items"][0]) == {"id", "kind", "scope", "layer", "detail", "tokens", "score", "terms", "text", "source", "merged", "sources"}  # fmt: skip
+    assert set(section["items"][0]) == {"id", "kind", "scope", "layer", "detail", "tokens", "score", "terms", "text", "source", "merged", "sources", "origin"}  # fmt: skip
     assert {"semantic", "framePriority", "scopeFactor", "usageBoost"} <= set(section["items"][0]["terms"])  # fmt: skip
     assert "temporalRecency" in result["intent"]
     budget = wire.note("nous/budget")
-    assert set(budget["params"]) == {"sessionId", "used", "cap", "layers", "project"}
+    assert set(budget["params"]) == {"sessionId", "used", "cap", "layers", "project", "team"}
+    assert budget["params"]["team"] == "off"  # no team store here
     assert budget["params"]["sessionId"] == "w1" and budget["params"]["used"] == result["session"]["used"]  # fmt: skip
 
 
