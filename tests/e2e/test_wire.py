@@ -26,6 +26,7 @@ RECORD_KEYS = {
     "id", "kind", "scope", "content", "summary", "micro", "createdAt", "updatedAt", "lastSeenAt",
     "status", "statusChangedAt", "confidence", "importance", "outcome", "confirmations",
     "activations", "frequency", "source", "contentHash", "supersededBy", "tags", "pinned",
+    "shared", "origin",
 }  # fmt: skip
 
 
@@ -142,8 +143,9 @@ def test_status(wire: Wire, ids: dict[str, str]) -> None:
     assert {
         "project", "projectKey", "projectSource", "languages", "task", "counts", "memories",
         "indexState", "modelLoaded", "model", "dimension", "encoding", "database", "databaseBytes", "session",
-        "capture", "pendingVectors",
+        "capture", "pendingVectors", "team",
     } == set(result)  # fmt: skip
+    assert result["team"] == {"state": "off", "queued": 0}
     assert result["project"] == "wire" and result["modelLoaded"] is True
     assert isinstance(result["pendingVectors"], int) and result["pendingVectors"] >= 0
     assert result["projectKey"].startswith("wire-")
