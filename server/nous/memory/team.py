@@ -43,6 +43,11 @@ FIELDS = (
 """The record's fields, in `Memory`'s order; the table adds project_key, embedding, model."""
 
 
+HNSW_INDEX = (
+    "CREATE INDEX nous_memories_embedding ON nous_memories USING hnsw (embedding vector_cosine_ops)"
+)
+
+
 class TeamStoreError(StoreError):
     """The team store cannot be reached or used (the message never holds a password)."""
 
@@ -88,8 +93,7 @@ def migrations(dimension: int) -> list[tuple[int, str, str]]:
                     (to_tsvector('english', content || ' ' || tags)) STORED
             );
             CREATE INDEX nous_memories_project ON nous_memories (project_key, scope, status);
-            CREATE INDEX nous_memories_embedding ON nous_memories
-                USING hnsw (embedding vector_cosine_ops);
+            {HNSW_INDEX};
             CREATE INDEX nous_memories_tsv ON nous_memories USING gin (tsv);
             """,
         ),
@@ -225,19 +229,22 @@ class TeamStore:
         return len(rows)
 
     def load(self, rows: Sequence[Row]) -> int:
-        """Bulk-load new rows with COPY (a benchmark's set; ids must be new). Returns rows."""
+        """Bulk-load new rows (a benchmark's or an import's set; ids must be new) in one
+        transaction: the HNSW index is dropped, the rows COPied, the index built again (much
+        faster than growing the graph row by row). Returns rows."""
         columns = ", ".join(("project_key", *FIELDS, "embedding", "embedding_model"))
         statement = f"COPY nous_memories ({columns}) FROM STDIN"
-        with (
-            self._conn.transaction(),
-            self._conn.cursor() as cur,
-            cur.copy(statement) as copy,
-        ):
-            for r in rows:
-                copy.write_row(
-                    (self.project_key, *(_wire(r.fields, f) for f in FIELDS),
-                     np.asarray(r.vector, dtype=np.float32), r.model)
-                )  # fmt: skip
+        with self._conn.transaction(), self._conn.cursor() as cur:
+            cur.execute("SET LOCAL statement_timeout = 0")
+            cur.execute("SET LOCAL maintenance_work_mem = '512MB'")
+            cur.execute("DROP INDEX IF EXISTS nous_memories_embedding")
+            with cur.copy(statement) as copy:
+                for r in rows:
+                    copy.write_row(
+                        (self.project_key, *(_wire(r.fields, f) for f in FIELDS),
+                         np.asarray(r.vector, dtype=np.float32), r.model)
+                    )  # fmt: skip
+            cur.execute(HNSW_INDEX)
         return len(rows)
 
     def set_status(
