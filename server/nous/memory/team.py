@@ -6,8 +6,9 @@ given. Vectors are searched through an HNSW index (`vector_cosine_ops`), words t
 `tsvector` column with a GIN index. Writes are upserts by the memory's id (a row written twice is
 one row; an older version never overwrites a newer one), so a retried write is harmless.
 
-Schema changes are numbered, append-only steps recorded in `nous_team_schema`, applied under an
-advisory lock so several processes connecting to a new database at once apply each step once.
+Schema changes are numbered, append-only steps (`memory/team_schema.py`) recorded in
+`nous_team_schema`, applied under an advisory lock so several processes connecting to a new
+database at once apply each step once.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import lifecycle, secrets, team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory, now
+from nous.memory.team_schema import HNSW_INDEX, LOCK_KEY, migrations
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,6 @@ CONNECT_TIMEOUT_S = 2
 never on the request path."""
 STATEMENT_TIMEOUT_MS = 5000
 EXCLUDED_STATUSES = ["inactive", "retired"]
-LOCK_KEY = 0x6E6F7573  # "nous": the advisory lock migrations take
 FIELDS = (
     "id", "kind", "scope", "content", "summary", "micro", "created_at", "updated_at",
     "last_seen_at", "status", "status_changed_at", "confidence", "importance", "outcome",
@@ -43,61 +44,8 @@ FIELDS = (
 """The record's fields, in `Memory`'s order; the table adds project_key, embedding, model."""
 
 
-HNSW_INDEX = (
-    "CREATE INDEX nous_memories_embedding ON nous_memories USING hnsw (embedding vector_cosine_ops)"
-)
-
-
 class TeamStoreError(StoreError):
     """The team store cannot be reached or used (the message never holds a password)."""
-
-
-def migrations(dimension: int) -> list[tuple[int, str, str]]:
-    """The numbered steps; the vector width is the embedding model's, fixed at creation."""
-    return [
-        (
-            1,
-            "memories with an HNSW vector index and a GIN full-text index",
-            f"""
-            CREATE EXTENSION IF NOT EXISTS vector;
-            CREATE TABLE nous_team_meta (name text PRIMARY KEY, value text NOT NULL);
-            INSERT INTO nous_team_meta VALUES ('dimension', '{int(dimension)}');
-            CREATE TABLE nous_memories (
-                project_key text NOT NULL,
-                id text PRIMARY KEY,
-                kind text NOT NULL,
-                scope text NOT NULL,
-                content text NOT NULL,
-                summary text NOT NULL,
-                micro text NOT NULL,
-                created_at text NOT NULL,
-                updated_at text NOT NULL,
-                last_seen_at text NOT NULL,
-                status text NOT NULL,
-                status_changed_at text NOT NULL,
-                confidence double precision NOT NULL,
-                importance double precision NOT NULL,
-                outcome text,
-                confirmations integer NOT NULL DEFAULT 0,
-                activations integer NOT NULL DEFAULT 0,
-                frequency integer NOT NULL DEFAULT 0,
-                source text NOT NULL,
-                content_hash text NOT NULL,
-                superseded_by text,
-                tags text NOT NULL DEFAULT '[]',
-                pinned boolean NOT NULL DEFAULT false,
-                embedding vector({int(dimension)}) NOT NULL,
-                embedding_model text NOT NULL,
-                pushed_at timestamptz NOT NULL DEFAULT now(),
-                tsv tsvector GENERATED ALWAYS AS
-                    (to_tsvector('english', content || ' ' || tags)) STORED
-            );
-            CREATE INDEX nous_memories_project ON nous_memories (project_key, scope, status);
-            {HNSW_INDEX};
-            CREATE INDEX nous_memories_tsv ON nous_memories USING gin (tsv);
-            """,
-        ),
-    ]
 
 
 @dataclass
