@@ -4,10 +4,12 @@ rather than LSP (VS Code agent mode, Claude Code, Copilot CLI, Cursor).
 Built on the official `mcp` SDK's `MCPServer` (FastMCP before mcp 2). Four tools — `nous_context`
 (startup), `nous_recall`, `nous_remember`, `nous_forget` — call the `Engine` the CLI and the daemon
 use, so budgets, the session cap, redaction and project isolation are the same: one MCP connection
-is one chat session. The project is `--workspace`, else the first `file://` root the client gives,
-else the working directory. All SQLite and ONNX work runs on one worker thread (a sqlite3
-connection belongs to the thread that opened it). Nothing but protocol reaches stdout: the SDK's
-stdio transport moves fd 1 to stderr while it serves, and logs go to stderr.
+is one chat session, and what the agent hands `nous_context` and `nous_recall` (the task, the
+query) is kept as that session's turn (SPEC §10; capture's setting and rules apply). The project
+is `--workspace`, else the first `file://` root the client gives, else the working directory.
+All SQLite and ONNX work runs on one worker thread (a sqlite3 connection belongs to the thread
+that opened it). Nothing but protocol reaches stdout: the SDK's stdio transport moves fd 1 to
+stderr while it serves, and logs go to stderr.
 """
 
 from __future__ import annotations
@@ -113,6 +115,15 @@ def _answer(result: p.ContextResult) -> str:
     return f"{result.text or '(nothing to inject)'}\n\n{_footer(result)}"
 
 
+def _keep_turn(engine: Engine, session_id: str, text: str) -> None:
+    """The tool's input is the turn Nous sees of the agent's chat: kept after the answer (a
+    question that states nothing is not; capture off keeps nothing)."""
+    if text.strip() and "#" not in session_id:
+        from nous.context import capture  # the chat-turn writer, imported on first use
+
+        capture.turn(engine, p.TurnParams(session_id=session_id, role="user", text=text))
+
+
 def build(memory: Memory) -> MCPServer[Any]:
     """The MCP server with its four tools over `memory`."""
     server: MCPServer[Any] = MCPServer(
@@ -134,7 +145,13 @@ def build(memory: Memory) -> MCPServer[Any]:
         params = _params(
             p.ContextParams, {"input": task, "mode": "startup", "sessionId": memory.session_id}
         )
-        return await call(ctx, lambda engine: _answer(chat.context(engine, params)))
+
+        def work(engine: Engine) -> str:
+            answer = _answer(chat.context(engine, params))
+            _keep_turn(engine, memory.session_id, task)
+            return answer
+
+        return await call(ctx, work)
 
     @server.tool(name="nous_recall")
     async def nous_recall(
@@ -151,7 +168,13 @@ def build(memory: Memory) -> MCPServer[Any]:
             p.RecallParams,
             {"query": query, "kinds": kinds, "budget": budget, "sessionId": memory.session_id},
         )
-        return await call(ctx, lambda engine: _answer(chat.recall(engine, params)))
+
+        def work(engine: Engine) -> str:
+            answer = _answer(chat.recall(engine, params))
+            _keep_turn(engine, memory.session_id, query)
+            return answer
+
+        return await call(ctx, work)
 
     @server.tool(name="nous_remember")
     async def nous_remember(

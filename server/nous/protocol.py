@@ -63,6 +63,9 @@ class ContextParams(Params):
     active_file: str | None = Field(default=None, max_length=4096)
     injected_instructions: list[str] = Field(default_factory=list, max_length=50)
     """Instruction-file text the client already injects (AGENTS.md, copilot-instructions)."""
+    preview: bool = False
+    """Only show what would be injected (Show Context for…, `@nous /context`): no chat turn is
+    kept and the session records no injection (its feedback never judges what was only shown)."""
 
 
 class RecallParams(Params):

@@ -205,3 +205,27 @@ def test_mcp_refuses_a_missing_workspace_before_speaking(tmp_path: Path) -> None
     assert done.returncode == 2
     assert done.stdout == ""
     assert "not a folder" in done.stderr
+
+
+@pytest.mark.timeout(900)
+async def test_an_agents_task_is_kept_as_its_sessions_turn_and_opens_the_next_session(
+    shop: tuple[Path, Path],
+) -> None:
+    db, folder = shop
+    task = ("Move the invoice export to the nightly job; we decided to drop the CSV format. "
+            "Next step: add the nightly export tests.")  # fmt: skip
+    async with connect(db, folder, "--session", "agent-a") as session:
+        assert not (await session.call_tool("nous_context", {"task": task})).is_error
+        # a bare question asks and tells nothing: not kept
+        await session.call_tool("nous_recall", {"query": "how do we take card payments?"})
+    async with connect(db, folder, "--session", "agent-b") as session:
+        startup = text(await session.call_tool("nous_context", {"task": ""}))
+    assert "drop the CSV format" in startup, startup
+    assert "nightly export tests" in startup, startup
+    rows = subprocess.run(
+        [sys.executable, "-m", "nous", "--db", str(db), "--json", "list", "--limit", "100"],
+        cwd=folder, capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    sources = [m["source"] for m in json.loads(rows.stdout)["items"]]
+    assert "chat:agent-a#0" in sources
+    assert not [s for s in sources if s.startswith("chat:agent-a#") and s != "chat:agent-a#0"]

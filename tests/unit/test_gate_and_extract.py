@@ -228,3 +228,141 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
     )  # fmt: skip
     assert [k.memory.id for k in kept] == [lead.memory.id, sibling.memory.id], work.dropped
     assert stranger.memory.id in work.dropped_ids
+
+
+def test_a_diagram_is_not_drawn_line_by_line_into_an_extract() -> None:
+    """ADR 7 of thunderbird-android: "Where should new code go?" drew the mermaid lines
+    (`LEG[Legacy Code]`) instead of "These modules should not be used for new development."."""
+    from nous.context import extract, relevance
+    from nous.memory import tokens
+
+    content = (
+        "# ADR 7: Project Structure › Legacy Modules\n\n"
+        "These modules should not be used for new development.\n\n"
+        "The goal is to migrate the functionality of these modules over time:\n\n"
+        "```mermaid\ngraph TD\n    APP[New Code]\n    LEG[Legacy Code]\n    APP --> LEG\n```\n"
+    )
+    query = relevance.query("where should new code go? legacy modules", {}, 0)
+    text = extract.extract(content, query, 60, tokens.counter())
+    assert text is not None and "should not be used for new development" in text
+    assert "Legacy Code]" not in text and "graph TD" not in text
+
+
+def test_an_adr_item_says_its_decision_whatever_section_matched(real_store: MemoryStore) -> None:
+    """agent-framework's ADR 12 (development set): "Why do the Python chat clients take a typed
+    options dict now instead of ChatOptions plus **kwargs?" matches its "Option 1: Status Quo"
+    section best; the item must still say the chosen option, the first unit of the decision
+    record merged into it, although that sentence shares few of the question's words."""
+    from pathlib import Path
+
+    from nous.workspace.harvest import adr
+
+    rel = "docs/decisions/0012-python-typeddict-options.md"
+    path = Path(__file__).resolve().parents[3] / "shared/eval/repos/agent-framework" / rel
+    if not path.is_file():
+        pytest.skip(f"no development repositories at {path}")
+    from nous.context import items as item_renderings
+    from nous.context import relevance
+    from nous.context.score import Scored
+
+    stored = [
+        real_store.remember(Draft(kind=h.kind, scope="project:shop", content=h.content,
+                                  source=h.anchor, tags=h.tags, status=h.status)).memory
+        for h in adr.harvest(rel, path.read_text(encoding="utf-8"))
+    ]  # fmt: skip
+    [main] = [m for m in stored if m.source.endswith("#adr-12")]
+    [option] = [m for m in stored if "option-1-status-quo" in (m.source or "")]
+    question = "Why do the Python chat clients take a typed options dict now instead of ChatOptions"
+    query = relevance.query(f"{question} plus kwargs", {}, 0)
+    for others in ([], [Scored(main, 0.7)]):
+        texts = item_renderings.Renderings(
+            real_store, query, {option.id: 220}, {}, {option.id: others}
+        ).of(Scored(option, 0.97))
+        text = texts[0][1]  # the fullest rendering that fits
+        assert "Option 1: Status Quo" in text  # the section that matched leads …
+        said = 'Chosen option: "Option 2: TypedDict with Generic Type Parameters"' in text
+        assert said == bool(others), text  # … and the decision merged into it is said
+
+
+SQUARE_SIZE = [  # celestia-app docs/maintainers/increase-square-size.md (development set), abridged
+    ("increase-square-size", "Increase square size",
+     "The max square size is the minimum of `GovMaxSquareSize` and `SquareSizeUpperBound`. If you "
+     "need to produce squares larger than the max square size, you must override either or both."),
+    ("govmaxsquaresize", "Increase square size › GovMaxSquareSize",
+     "`GovMaxSquareSize` is the maximum square size that can be set by governance. By default it "
+     "is set to 64."),
+    ("squaresizeupperbound", "Increase square size › SquareSizeUpperBound",
+     "Currently the `SquareSizeUpperBound` is set to 128. To increase it you must modify the "
+     "hard-coded constant in versioned_consts.go and create a new binary."),
+]  # fmt: skip
+
+
+def test_a_short_document_comes_whole_once_a_section_is_admitted(shop: MemoryStore) -> None:
+    """The answer sits in a three-line section that shares no word with the question; the
+    document is short, so once its first section is admitted all of it comes (turn mode), and
+    a long document does not (its other sections still need the sibling floor)."""
+    for anchor, heading, body in SQUARE_SIZE:
+        shop.remember(Draft(kind="fact", scope="project:shop", content=f"# docs/square.md: {heading}\n\n{body}",
+                            source=f"file:docs/square.md#{anchor}"))  # fmt: skip
+    question = "Our devnet needs bigger blocks than the max square size allows. What has to change?"
+    texts = [t for t in items(ask(shop, question)) if "docs/square.md" in t]
+    assert len(texts) == 1 and "create a new binary" in texts[0], texts
+    short = CONFIG.model_copy(
+        update={"gate": CONFIG.gate.model_copy(update={"short_document": 50})}
+    )
+    result = pipeline.assemble(shop, short, VIEW, pipeline.Request(input=question, mode="turn"))
+    assert not any("create a new binary" in t for t in items(result)), items(result)
+
+
+@pytest.mark.parametrize("mode", ["recall", "turn"])
+def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> None:
+    """`gate.recall_relative` / `gate.turn_relative`: an item that clears the absolute floor but
+    sits far below the request's best item stays out (a long tail of weak matches was most of a
+    turn's noise); startup keeps the absolute floor only."""
+    from nous.memory.model import Memory
+
+    gate = CONFIG.gate
+    relative = gate.recall_relative if mode == "recall" else gate.turn_relative
+    assert 0 < relative < 1
+    memory = Memory.model_validate({
+        "id": "m", "kind": "fact", "scope": "project:shop", "content": "x", "summary": "x",
+        "micro": "x", "created_at": "", "updated_at": "", "last_seen_at": "", "status": "new",
+        "status_changed_at": "", "confidence": 1.0, "importance": 0.5, "outcome": None,
+        "confirmations": 0, "activations": 0, "frequency": 0, "source": "file:a.md#x",
+        "content_hash": "", "superseded_by": None, "tags": [],
+    })  # fmt: skip
+
+    def floor(m: str, top: float) -> float:
+        return pipeline._floor(CONFIG, pipeline.Request(input="a question?", mode=m), memory,
+                               0.0, top, False)  # fmt: skip
+
+    assert floor(mode, 1.0) == pytest.approx(max(getattr(gate, mode), relative))
+    assert floor(mode, 0.5) == pytest.approx(getattr(gate, mode))
+    assert floor("startup", 1.0) == pytest.approx(gate.startup)
+
+
+CHAT = [  # small talk and loosely related turns from an earlier chat in the same project
+    "Wow, Caroline! That sounds like a great weekend.",
+    "I went hiking with my dog and we saw a deer near the lake.",
+    "Did you finish the payments refactor before the holidays?",
+    "Yes, mostly; I still need to look at the logging in the payment code.",
+]
+
+
+def test_chat_turns_compete_with_the_documents_that_answer(shop: MemoryStore) -> None:
+    """Turns have a LoCoMo-calibrated floor of their own (0.1), meant for a store of turns; in a
+    project store with documents that answer, a turn also needs `gate.episode_relative` of the
+    best other candidate: "Wow, Caroline!" no longer rides along with the card-logging rule."""
+    from nous.memory import turns
+
+    shop.remember_many([turns.draft("old", n, t, scope="project:shop") for n, t in enumerate(CHAT)])
+    shop.wait_embedded()
+    question = "Can we log card numbers at debug level?"
+    off = CONFIG.model_copy(update={"gate": CONFIG.gate.model_copy(update={"episode_relative": 0})})
+    for mode in ("recall", "turn"):
+        texts = items(ask(shop, question, mode, 2000))
+        assert any("Never log card numbers" in t for t in texts), texts
+        assert not any(turn in t for t in texts for turn in CHAT), (mode, texts)
+        request = pipeline.Request(input=question, mode=mode, budget=2000)
+        ungated = items(pipeline.assemble(shop, off, VIEW, request))
+        assert any(turn in t for t in ungated for turn in CHAT), (mode, ungated)

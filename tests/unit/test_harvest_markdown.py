@@ -115,6 +115,15 @@ def test_adr_status_in_every_form(
         assert main.status == status and f"(status: {written}" in main.content.split("\n", 1)[0]
 
 
+def test_adr_leads_with_the_chosen_option_not_the_drivers() -> None:
+    """MADR's "Decision Drivers" start with "Decision" but are the forces, not the decision: the
+    main record leads with "Chosen option: …" (the answer to "why was X moved?")."""
+    main = harvest("agent-framework", "docs/decisions/0021-provider-leading-clients.md")[0]
+    _heading, body = renderings.flat(main.content)
+    assert body.startswith('Chosen option: "Extract OpenAI, place Azure wrappers in azure-ai"')
+    assert "Discoverability-first" not in main.content
+
+
 def test_no_adr_summary_is_a_bare_title() -> None:
     counter = tokens.counter()
     seen = 0

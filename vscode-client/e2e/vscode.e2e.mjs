@@ -6,7 +6,9 @@
 // fake model with the injected context; the fake model's nous_recall tool call (the participant's
 // tool loop) and `vscode.lm.invokeTool` reach the daemon; the status bar shows the budget the
 // daemon reported; a decision and a next step settled in one chat session open the next one's
-// #nousContext as session notes, and “Nous: Forget Chat Session…” removes them. Screenshots go to
+// #nousContext as session notes, and “Nous: Forget Chat Session…” removes them; an agent-mode tool
+// call (another participant passing its chat's invocation token, or none) is kept as a turn of
+// that chat's session, and Show Context for… keeps nothing. Screenshots go to
 // $NOUS_E2E_OUT (default e2e/out).
 //
 // Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous
@@ -668,6 +670,53 @@ test("Nous: Forget Chat Session… removes session A's turns and notes after a m
   const probe = await probeStartup();
   const left = probe.items.filter((i) => /shipping fees|carrier_rates/.test(i.text));
   assert.deepEqual(left, [], "nothing of session A is left in a new session's startup");
+});
+
+test("an agent-mode #nousContext call is kept as a turn of its chat; a preview keeps nothing", async () => {
+  // Show Context for… is a preview: what it is given is not kept
+  await runCommand("Nous: Show Context for…");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  await input.fill("We decided to bill refunds in euros. Next step: wire the refund webhook into the ledger.");
+  await page.keyboard.press("Enter");
+  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: We decided to bill refunds" }).first().waitFor({ timeout: 30_000 });
+  // the tool's task is reported through nous/turn under the tool's session
+  rmSync(join(OUT, "invoke-context.json"), { force: true });
+  await runCommand("Nous E2E: Invoke Context Tool");
+  const invoked = await readJson("invoke-context.json");
+  assert.ok(invoked.ok, invoked.error);
+  const kept = await until("the tool's task as a chat turn", async () => {
+    const { memories } = await browserState();
+    const turn = memories.find((m) => m.kind === "episode" && /invoice export to the nightly job/.test(m.content));
+    return turn ? { turn, memories } : undefined;
+  });
+  assert.match(kept.turn.source, /^chat:vscode-tools-[^#]+#\d+$/);
+  assert.ok(kept.memories.some((m) => m.kind === "note" && /nightly export tests/.test(m.content)), "its next step is a session note");
+  // the preview ran before the tool's turn on the daemon's one store thread: had it been kept, it would be listed
+  assert.deepEqual(kept.memories.filter((m) => /refund webhook|refunds in euros/.test(m.content)), []);
+});
+
+test("another agent's tool calls in one chat are kept as turns of that chat's session (the invocation token)", async () => {
+  const file = join(OUT, "agent-tool.jsonl");
+  const calls = () => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  await ask("@fakeagent Rename the ledger table to journal; we decided to keep the old view. Next step: update the journal migration.");
+  await until("the agent's first nous_context call", () => calls().length >= 1);
+  await ask("@fakeagent Split the journal writer into its own module so the exporter can reuse it.");
+  await until("the agent's second nous_context call", () => calls().length >= 2);
+  for (const call of calls()) assert.ok(call.ok, call.error);
+  log(`the tool invocation token's fields: ${JSON.stringify(calls()[0].tokenFields)}`);
+  const { first, second } = await until("both tasks as turns of one chat session", async () => {
+    const { memories } = await browserState();
+    const episode = (re) => memories.find((m) => m.kind === "episode" && re.test(m.content));
+    const found = { first: episode(/ledger table to journal/), second: episode(/journal writer into its own module/) };
+    return found.first && found.second ? found : undefined;
+  });
+  const [, sessionA, indexA] = /^chat:(vscode-agent-[0-9a-f]+)#(\d+)$/.exec(first.source) ?? [];
+  const [, sessionB, indexB] = /^chat:(vscode-agent-[0-9a-f]+)#(\d+)$/.exec(second.source) ?? [];
+  assert.ok(sessionA, `the chat's own session, from its token: ${first.source}`);
+  assert.equal(sessionB, sessionA, "one chat, one session");
+  assert.equal(Number(indexB), Number(indexA) + 1);
 });
 
 test("a nous.* setting change restarts the daemon; a Python without nous gets the install command", async () => {

@@ -66,6 +66,7 @@ export function registerCommands(daemon: Daemon, state: State): vscode.Disposabl
           mode: "turn",
           sessionId: state.windowSession,
           activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
+          preview: true, // shown, not injected: no chat turn is kept
         });
         state.setManifest(input, result);
         await showDocument(renderManifest(result, input));

@@ -67,7 +67,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     }),
     registerParticipant(daemon, state, chatSessions),
     registerForgetSession(daemon, chatSessions),
-    ...registerTools(daemon, state),
+    ...registerTools(daemon, state, chatSessions),
     ...registerCommands(daemon, state),
   );
 

@@ -282,6 +282,7 @@ async function showContext(
     mode: "turn",
     sessionId,
     conversation: conversationOf(chat.history),
+    preview: true, // shown, not injected: no chat turn is kept, the session records nothing
   });
   state.setManifest(prompt.trim(), result);
   showReferences(stream, result);

@@ -31,6 +31,9 @@ export interface ContextParams {
   modelMaxTokens?: number;
   activeFile?: string;
   injectedInstructions?: string[];
+  /** Only show what would be injected (Show Context for…, `@nous /context`): no chat turn is kept
+   * and the session records no injection. */
+  preview?: boolean;
 }
 
 export interface RecallParams {
@@ -123,6 +126,22 @@ export interface FeedbackResult {
   referenced: string[];
   notReferenced: string[];
   overlaps: Record<string, number>;
+}
+
+/** `nous/turn`: one chat turn to keep (SPEC §10); the daemon applies the capture setting and rules. */
+export interface TurnParams {
+  sessionId: string;
+  role: "user" | "assistant";
+  text: string;
+  index?: number;
+}
+
+export interface TurnResult {
+  sessionId: string;
+  stored: boolean;
+  id?: string | null;
+  index?: number | null;
+  notes: { id: string; tag: string; text: string }[];
 }
 
 /** `nous/forgetSession`: the session's turns and notes removed for good. */

@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import type { BudgetNotification, ContextResult } from "./protocol";
 import type { Workspace } from "./budget";
+import { tokenSession } from "./toolTurns";
 
 export interface Manifest {
   title: string;
@@ -50,8 +51,15 @@ export class State {
     }
   }
 
-  toolSession(): string {
-    return this.activeSession ?? this.windowSession;
+  /** The session a tool call counts against: the `@nous` request in flight, else the chat the
+   * invocation token names (agent mode), else this window's. */
+  toolSession(token?: unknown): string {
+    return this.activeSession ?? tokenSession(token) ?? this.windowSession;
+  }
+
+  /** Whether an `@nous` request is in flight (it reports its prompt and reply as turns itself). */
+  inParticipant(): boolean {
+    return this.activeSession !== undefined;
   }
 
   dispose(): void {

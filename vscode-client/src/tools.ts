@@ -1,18 +1,24 @@
 /** Language-model tools for agent-mode models: `nous_context` (#nousContext), `nous_recall`
- * (#nousRecall) and `nous_remember` (#nousRemember, confirmed by the user first). */
+ * (#nousRecall) and `nous_remember` (#nousRemember, confirmed by the user first). Outside an
+ * `@nous` request, a tool call counts against the chat session its invocation token names, and
+ * its input (the task, the query) is reported as that chat's turn (`toolTurns.ts`). */
 
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
+import type { ChatSessions } from "./forgetSession";
 import {
   NOUS_CONTEXT,
   NOUS_RECALL,
   NOUS_REMEMBER,
+  NOUS_TURN,
   type ContextResult,
   type RememberResult,
+  type TurnResult,
 } from "./protocol";
 import { summaryLine } from "./manifest";
 import { recallBudget } from "./settings";
 import type { State } from "./state";
+import { toolTurn } from "./toolTurns";
 
 export const TOOL_CONTEXT = "nous_context";
 export const TOOL_RECALL = "nous_recall";
@@ -41,18 +47,34 @@ function withSummary(result: ContextResult): string {
   return `${body}\n\n(${summaryLine(result)}; session ${result.session.used}/${result.session.cap} tokens)`;
 }
 
-export function registerTools(daemon: Daemon, state: State): vscode.Disposable[] {
+export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessions): vscode.Disposable[] {
+  /** The chat turn a tool call saw, kept by the daemon (capture setting and rules apply there). An
+   * `@nous` request reports its own prompt and reply, so its tool calls add nothing. Never fails
+   * the tool: a lost turn is logged. */
+  function report(tool: string, input: unknown, sessionId: string): void {
+    if (state.inParticipant()) return;
+    const turn = toolTurn(tool, input, sessionId);
+    if (!turn) return;
+    sessions?.saw(sessionId, `#${tool === TOOL_CONTEXT ? "nousContext" : "nousRecall"} ${turn.text}`);
+    daemon.request<TurnResult>(NOUS_TURN, turn).then(
+      (kept) => daemon.log(`${tool}: turn of ${sessionId} ${kept.stored ? "kept" : "not kept"}`),
+      (err: unknown) => daemon.log(`${tool}: turn capture failed: ${String(err)}`),
+    );
+  }
+
   const context: vscode.LanguageModelTool<ContextInput> = {
     prepareInvocation: () => ({ invocationMessage: "Reading this project's memory (Nous)" }),
     async invoke(options) {
       const task = options.input.task?.trim() ?? "";
+      const sessionId = state.toolSession(options.toolInvocationToken);
       const result = await daemon.request<ContextResult>(NOUS_CONTEXT, {
         input: task,
         mode: "startup",
-        sessionId: state.toolSession(),
+        sessionId,
         activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
       });
       state.setManifest(`#nousContext ${task}`.trim(), result);
+      report(TOOL_CONTEXT, options.input, sessionId);
       return text(withSummary(result));
     },
   };
@@ -66,13 +88,15 @@ export function registerTools(daemon: Daemon, state: State): vscode.Disposable[]
       if (!query) throw new Error("nous_recall needs a non-empty `query`.");
       const configured = vscode.workspace.getConfiguration("nous").get<number>("recallBudget", 500);
       const budget = recallBudget(configured, options.tokenizationOptions?.tokenBudget);
+      const sessionId = state.toolSession(options.toolInvocationToken);
       const result = await daemon.request<ContextResult>(NOUS_RECALL, {
         query,
         kinds: options.input.kinds?.length ? options.input.kinds : undefined,
-        sessionId: state.toolSession(),
+        sessionId,
         budget,
       });
       state.setManifest(`#nousRecall ${query}`, result);
+      report(TOOL_RECALL, options.input, sessionId);
       return text(withSummary(result));
     },
   };

@@ -86,6 +86,9 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         ),
     )  # fmt: skip
     result.refresh = refresh
+    if params.preview:  # shown, not injected: the session and the chat's memory stay as they were
+        result.session = sessions.use_of(session, cut=bool(note))
+        return result
     topic = vector if params.session_id else None
     answer = _finish(store, session, result, params.mode == "startup", bool(note), topic)
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)

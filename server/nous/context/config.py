@@ -65,8 +65,12 @@ class Gate(Strict):
     recall: float = Field(ge=0, le=1)
     turn: float = Field(ge=0, le=1)
     recall_relative: float = Field(ge=0, le=1)
+    turn_relative: float = Field(ge=0, le=1)
+    episode_relative: float = Field(ge=0, le=1)
     sibling: float = Field(ge=0, le=1)
     """The floor of a further section of a document already admitted."""
+    short_document: int = Field(ge=0)
+    """A document of at most this many tokens comes whole once one of its sections is admitted."""
     unknown_share: float = Field(ge=0, le=1)
     unknown_floor: float = Field(ge=0, le=1)
     unknown_min_memories: int = Field(ge=0)

@@ -68,10 +68,12 @@ def extract(
     limit: int,
     counter: TokenCounter,
     said: frozenset[str] = frozenset(),
+    pinned: str | None = None,
 ) -> str | None:
     """The most query-relevant units of `content` within `limit` tokens, or None when no unit
     shares a word with the query (the summary serves then). Units whose text is in `said` (the
-    item already carries them) are left out."""
+    item already carries them) are left out; the unit whose text is `pinned` (a decision
+    record's "Chosen option: …") is taken first, whatever it shares with the query."""
     all_units = units(content)
     heading = ""
     body = list(all_units)
@@ -102,8 +104,8 @@ def extract(
     if best <= 0:
         return None
     ranked = sorted(
-        (pair for pair in scored if pair[0] >= best * MIN_OVERLAP_SHARE),
-        key=lambda pair: -pair[0],
+        (pair for pair in scored if pair[0] >= best * MIN_OVERLAP_SHARE or pair[1].text == pinned),
+        key=lambda pair: (pair[1].text != pinned, -pair[0]),
     )
     chosen: list[Unit] = []
     text = ""

@@ -115,6 +115,39 @@ def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[
     return out, merged
 
 
+def complete_short_documents(
+    store: MemoryStore, kept: list[Scored], merged: dict[str, list[Scored]], limit: int
+) -> dict[str, int]:
+    """A short harvested document whose section was admitted comes whole: its other sections
+    join the item (rendered whole when it fits the item's share, else the extract draws on
+    them). "Increase square size" answers in its last three-line section, which shares no word
+    with "bigger blocks than the max square size allows" and stays below the sibling floor.
+    Returns {lead id: the document's tokens} for the documents completed."""
+    completed: dict[str, int] = {}
+    for lead in kept:
+        document = document_of(lead.memory)
+        if document is None or lead.memory.status == "superseded":
+            continue
+        rows = store.live_from_source(f"{document}#", lead.memory.scope)
+        have = {lead.memory.id, *(m.memory.id for m in merged.get(lead.memory.id, []))}
+        missing = [i for i, _kind, status in rows if i not in have and status != "superseded"]
+        if not missing or len(rows) > SHORT_DOCUMENT_SECTIONS:
+            continue
+        found = store.get_many(missing)
+        group = [lead.memory, *(m.memory for m in merged.get(lead.memory.id, [])), *found.values()]
+        size = sum(store.counter.count(m.content) for m in group)
+        if size > limit:
+            continue
+        merged.setdefault(lead.memory.id, []).extend(
+            Scored(m, 0.0, {"relevance": 0.0}) for i in missing if (m := found.get(i))
+        )
+        completed[lead.memory.id] = size
+    return completed
+
+
+SHORT_DOCUMENT_SECTIONS = 6
+
+
 def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
     """{superseded memory id: its successor's one-line rendering}."""
     wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
@@ -157,8 +190,9 @@ class Renderings:
             if self.counter.count(whole) > self.counter.count(memory.summary):
                 options.append(("content", label + whole))
         elif self.query is not None:
+            pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
             text = self._lead_then_rest(scored, share - self.counter.count(label))
-            text = text or extract.extract(content, self.query, share, self.counter)
+            text = text or extract.extract(content, self.query, share, self.counter, pinned=pinned)
             if text:
                 options.append(("extract", label + text))
         options += [("summary", memory.summary), ("micro", memory.micro)]
@@ -185,9 +219,19 @@ class Renderings:
         room = share - self.counter.count(lead) - 2
         if room < 0:
             return None
+        # A decision record merged in (an ADR's "Chosen option: …") goes first and says its
+        # decision whatever the question's words: "why X?" is answered by the decision.
+        others = sorted(others, key=lambda m: _decision(m.memory) is None)
+        pinned = _decision(*(m.memory for m in others))
+        if pinned is not None and room < self.counter.count(pinned) + 20:
+            return None  # the whole lead section would crowd the decision out: extract from all
         rest = "\n\n".join(m.memory.content for m in others)
         said = frozenset(u.text for u in units(scored.memory.content))
-        extra = extract.extract(rest, self.query, room, self.counter, said) if room >= 40 else None
+        extra = (
+            extract.extract(rest, self.query, room, self.counter, said, pinned=pinned)
+            if room >= 40
+            else None
+        )
         if not extra:
             return lead
         first, _, _ = rest.partition("\n")
@@ -195,6 +239,19 @@ class Renderings:
             section = first[2:].strip()
             extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3 :]}"
         return f"{lead} … {extra}"
+
+
+def _is_main(memory: Memory) -> bool:
+    """An ADR's main record (title, status, decision), not one of its sections."""
+    return memory.kind == "decision" and "adr" in memory.tags and "adr-section" not in memory.tags
+
+
+def _decision(*memories: Memory) -> str | None:
+    """The decision statement (first unit) of the first ADR main record among `memories`."""
+    for memory in memories:
+        if _is_main(memory):
+            return next((u.text for u in units(memory.content) if u.kind != "heading"), None)
+    return None
 
 
 def _document(item: Scored) -> str:

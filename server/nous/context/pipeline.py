@@ -202,6 +202,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     rel_query: relevance.Query | None = None
     unknown = 0.0
     merged: dict[str, list[Scored]] = {}
+    short: dict[str, int] = {}
     small_talk = intent.greeting
     skip_retrieval = not plan.retrieves or total == 0 or small_talk
     semantic: dict[str, float] = {}
@@ -247,6 +248,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         # several times over, and its best section leads (measured: fewer tokens, a higher
         # first-hit rank in every mode; docs/benchmarks.md).
         candidates, merged = items.merge_documents(candidates, work)
+        short = items.complete_short_documents(
+            store, candidates, merged, config.gate.short_document
+        )
 
     if req.mode == "startup":
         s = config.startup
@@ -276,6 +280,8 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         c.memory.id: min(most, max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
+    for memory_id, size in short.items():  # a short document has room to come whole
+        shares[memory_id] = max(shares.get(memory_id, 0), size)
     renderings = items.Renderings(
         store, rel_query, shares, items.successor_names(store, candidates), merged
     )
@@ -389,6 +395,10 @@ def _filter(
     kept_vecs: list[np.ndarray] = []
     candidates = _chat_turns_out(req, candidates, work)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
+    # A chat turn must be competitive with the best document: in a store of turns alone their
+    # LoCoMo-calibrated floor holds, beside harvested docs that answer it stays out.
+    beside = max((c.terms.get("relevance", 0.0) for c in candidates
+                  if not _apart(config, c.memory)), default=0.0)  # fmt: skip
     # The floor admits documents: a further section of a document that is in (merged into its
     # item later, where only its units that share the question's words are drawn) needs only
     # the sibling floor.
@@ -396,7 +406,8 @@ def _filter(
         doc
         for c in candidates
         if (doc := items.document_of(c.memory))
-        and c.terms.get("relevance", 0.0) >= _floor(config, req, c.memory, unknown, top, history)
+        and c.terms.get("relevance", 0.0)
+        >= _floor(config, req, c.memory, unknown, top, history, beside)
     }
     vectors = store.vectors([c.memory.id for c in candidates])
     for c in candidates:
@@ -414,7 +425,7 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        floor = _floor(config, req, m, unknown, top, history)
+        floor = _floor(config, req, m, unknown, top, history, beside)
         if items.document_of(m) in leading:
             floor = min(floor, config.gate.sibling)
         if not _bypasses_gate(m, req.mode) and c.terms.get("relevance", 0.0) < floor:
@@ -478,21 +489,25 @@ def _apart(config: Config, memory: Memory) -> bool:
 
 
 def _floor(
-    config: Config, req: Request, memory: Memory, unknown: float, top: float, history: bool
-) -> float:
+    config: Config, req: Request, memory: Memory, unknown: float, top: float, history: bool,
+    beside: float = 0.0,
+) -> float:  # fmt: skip
     """The relevance `memory` must reach for this request (SPEC §2.5). A question about
     history ("what changed recently?", "last time") lets commits in by their priors (recency
-    first; the plan's episode limit bounds how many)."""
+    first; the plan's episode limit bounds how many). A conversation memory also needs a share
+    of `beside`, the best relevance among the other candidates (`gate.episode_relative`)."""
     gate = config.gate
     if not req.input.strip() or (history and (memory.source or "").startswith("git:")):
         return 0.0
     if _apart(config, memory):
-        return gate.kinds[memory.kind]
+        return max(gate.kinds[memory.kind], gate.episode_relative * beside)
     floor = float(getattr(gate, req.mode))
     if unknown >= gate.unknown_share:  # memory never saw most of what is asked
         floor = max(floor, gate.unknown_floor)
     if req.mode == "recall":  # best first in a small budget: near the best, not just over
         floor = max(floor, top * gate.recall_relative)
+    elif req.mode == "turn":
+        floor = max(floor, top * gate.turn_relative)
     return floor
 
 

@@ -206,13 +206,15 @@ def parse(text: str) -> Document:
                                 ordered=tok.type == "ordered_list_open"))  # fmt: skip
         elif tok.type in ("fence", "code_block") and tok.level == 0:
             lead = ""
-            if blocks and blocks[-1].kind == "para":
+            lang = tok.info.split()[0] if tok.info.strip() else ""
+            if lang.lower() in DIAGRAMS:
+                pass  # a diagram introduces nothing: the sentence before it stays a sentence
+            elif blocks and blocks[-1].kind == "para":
                 lead = blocks.pop().text
             elif blocks and blocks[-1].kind == "list" and blocks[-1].items[-1].endswith(":"):
                 lead = blocks[-1].items[-1]  # "- Verify coverage:" then an unindented block
             code = tok.content.rstrip("\n")
             if code.strip():
-                lang = tok.info.split()[0] if tok.info.strip() else ""
                 blocks.append(Block("code", code, lead=lead, lang=lang))
             elif lead:
                 blocks.append(Block("para", lead))
@@ -267,6 +269,10 @@ def render(blocks: list[Block]) -> str:
     return "\n\n".join(render_block(b) for b in blocks)
 
 
+DIAGRAMS = frozenset({"mermaid", "plantuml", "puml", "dot", "graphviz", "ditaa", "svgbob"})
+"""Fenced languages that draw: an extract never takes their lines one by one."""
+
+
 @dataclass(frozen=True)
 class Unit:
     """The smallest piece an extract is made of: a sentence, a list item (with its lead-in), a
@@ -295,6 +301,8 @@ def units(content: str) -> tuple[Unit, ...]:
             if block.kind == "list":
                 for item in block.items:
                     out.append(Unit("item", item, block.lead, n))
+            elif block.kind == "code" and block.lang.lower() in DIAGRAMS:
+                pass  # a diagram's lines are not facts ("LEG[Legacy Code]" matched "new code")
             elif block.kind == "code":  # line by line: an extract keeps the relevant commands
                 lines = [line.strip() for line in block.text.splitlines() if line.strip()]
                 out += [Unit("code", f"`{line}`", block.lead, n) for line in lines]

@@ -3,7 +3,8 @@
 // so the test can see the context @nous injected; asked to "use recall: QUERY" it emits a
 // nous_recall tool call first; asked to "let's settle …" it settles a decision and leaves a next
 // step (session continuity). Commands let the test call vscode.lm.invokeTool and read the Nous
-// extension's API. Never shipped with the extension.
+// extension's API; a participant, @fakeagent, calls nous_context with its chat's tool invocation
+// token (an agent-mode tool call). Never shipped with the extension.
 "use strict";
 const vscode = require("vscode");
 const fs = require("fs");
@@ -103,7 +104,26 @@ function nousApi() {
 }
 
 async function activate(context) {
+  // another agent in the chat (not @nous): it calls nous_context with the chat's own tool
+  // invocation token, as an agent-mode model's tool call does
+  const agent = vscode.chat.createChatParticipant("nousE2e.agent", async (request, _chat, stream, token) => {
+    try {
+      const result = await vscode.lm.invokeTool(
+        "nous_context",
+        { input: { task: request.prompt }, toolInvocationToken: request.toolInvocationToken },
+        token,
+      );
+      const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : "")).join("");
+      const fields = request.toolInvocationToken ? Object.keys(request.toolInvocationToken) : [];
+      fs.appendFileSync(path.join(outDir(), "agent-tool.jsonl"), JSON.stringify({ ok: true, prompt: request.prompt, tokenFields: fields, text }) + "\n");
+      stream.markdown(`FAKE AGENT: nous_context answered (${text.length} characters).`);
+    } catch (err) {
+      fs.appendFileSync(path.join(outDir(), "agent-tool.jsonl"), JSON.stringify({ ok: false, error: String(err && err.stack ? err.stack : err) }) + "\n");
+      stream.markdown("FAKE AGENT: nous_context failed.");
+    }
+  });
   context.subscriptions.push(
+    agent,
     vscode.lm.registerLanguageModelChatProvider("nousfake", provider),
     vscode.commands.registerCommand("nousE2e.openChat", async () => {
       await vscode.commands.executeCommand("workbench.action.chat.open", { modelSelector: { vendor: "nousfake" } });
@@ -135,6 +155,19 @@ async function activate(context) {
         write("invoke-recall.json", { ok: true, text });
       } catch (err) {
         write("invoke-recall.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
+      }
+    }),
+    vscode.commands.registerCommand("nousE2e.invokeContext", async () => {
+      // an agent-mode model's #nousContext call (no chat token here: the window's session)
+      try {
+        const result = await vscode.lm.invokeTool("nous_context", {
+          input: { task: "Move the invoice export to the nightly job; we decided to drop the CSV format. Next step: add the nightly export tests." },
+          toolInvocationToken: undefined,
+        });
+        const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : "")).join("");
+        write("invoke-context.json", { ok: true, text });
+      } catch (err) {
+        write("invoke-context.json", { ok: false, error: String(err && err.stack ? err.stack : err) });
       }
     }),
     vscode.commands.registerCommand("nousE2e.setBarePython", async () => {

@@ -30,6 +30,7 @@ STATUS = {
     "superseded": "superseded", "replaced": "superseded",
 }  # fmt: skip
 _DECISION = ("decision outcome", "decision", "chosen option", "decision and rationale", "outcome")
+_NOT_DECISION = ("decision driver", "decision maker", "decision criteria", "decision factor")
 _NUMBER = re.compile(r"(\d{1,5})")
 _STATUS_LINE = re.compile(r"^\W*status\W*\s*[:-]\s*(.+)$", re.I | re.M)
 
@@ -89,6 +90,8 @@ def _is_context(section: Section) -> bool:
 
 def _is_decision(section: Section) -> bool:
     title = section.title.lower().strip()
+    if title.startswith(_NOT_DECISION):
+        return False  # MADR's "Decision Drivers" are the forces, not the decision
     return any(title.startswith(d) for d in _DECISION)
 
 
