@@ -26,7 +26,9 @@ from nous.protocol import (
 
 
 def list_memories(engine: Engine, params: ListParams) -> ListResult:
-    """`nous/list`: one page of this project's memories."""
+    """`nous/list`: one page of this project's memories (the team store's with `origin: team`)."""
+    if params.origin == "team":
+        return _team_page(engine, params)
     scope = engine.resolve_scope(params.scope) if params.scope else None
     found = browse.page(
         engine.store,
@@ -48,9 +50,30 @@ def list_memories(engine: Engine, params: ListParams) -> ListResult:
     )
 
 
+def _team_page(engine: Engine, params: ListParams) -> ListResult:
+    team = engine.store.team
+    if team is None:
+        raise InvalidMemory("origin: no team store is configured (nous.teamStore)")
+    memories, total = team.page(params.offset, params.limit, params.query, params.statuses or ())
+    shown = params.offset + len(memories)
+    return ListResult(
+        items=[listed(Listed(m)) for m in memories],
+        total=total,
+        offset=params.offset,
+        next_offset=shown if shown < total else None,
+        review_pending=0,
+        project=engine.project.name,
+        project_scope=engine.project.scope,
+    )
+
+
 def update(engine: Engine, params: UpdateParams) -> UpdateResult:
     """`nous/update`: change one memory of this project (see `MemoryStore.edit`)."""
     memory = engine.own(params.id)
+    if memory.origin == "team":
+        raise InvalidMemory(
+            f"{params.id} is a team memory someone else shared: forget or supersede it instead"
+        )
     tags = params.tags
     if params.reviewed is not None:
         kept = set(memory.tags if tags is None else tags) - {REVIEWED_TAG}
@@ -61,6 +84,7 @@ def update(engine: Engine, params: UpdateParams) -> UpdateResult:
     edit = Edit(
         content=params.content, kind=params.kind, scope=scope, tags=tags, pinned=params.pinned,
         importance=params.importance, outcome=params.outcome, status=params.status,
+        shared=params.shared,
     )  # fmt: skip
     try:
         result = engine.store.edit(params.id, edit)
@@ -86,7 +110,8 @@ def listed(item: Listed) -> ListedMemory:
         created_at=m.created_at, updated_at=m.updated_at, status_changed_at=m.status_changed_at,
         confidence=m.confidence, importance=m.importance, outcome=m.outcome,
         confirmations=m.confirmations, activations=m.activations, superseded_by=m.superseded_by,
-        tags=m.tags, pinned=m.pinned, reviewed=REVIEWED_TAG in m.tags,
+        tags=m.tags, pinned=m.pinned, reviewed=REVIEWED_TAG in m.tags, shared=m.shared,
+        origin="team" if m.origin == "team" else "local",
         excluded=lifecycle.is_excluded(m.kind, m.status),
         next_statuses=sorted(lifecycle.machine(m.kind).edges.get(m.status, ())),
         injected=item.injected,

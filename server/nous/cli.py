@@ -62,6 +62,10 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
         "--encoding", default=default, help="token encoding (o200k_base or cl100k_base)"
     )
     parser.add_argument(
+        "--team-store", default=default, metavar="URL",
+        help="the team's PostgreSQL store, without a password (default: NOUS_TEAM_STORE)",
+    )  # fmt: skip
+    parser.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
         help="log to stderr and show tracebacks",
     )  # fmt: skip
@@ -156,6 +160,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--pinned", action="store_true", default=None, help="only pinned memories")
     p.add_argument("--review", action="store_true", help="the review queue: chat captures")
     p.add_argument("--sort", choices=SORTS, default="recent")
+    p.add_argument("--origin", choices=["local", "team"], default="local",
+                   help="team: the team store's memories of this project")  # fmt: skip
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--limit", type=_positive, default=50)
 
@@ -171,6 +177,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--outcome", choices=OUTCOMES)
     p.add_argument("--status", help="a legal next state of the memory's kind")
     p.add_argument("--reviewed", action="store_true", default=None, help="keep (review queue)")
+    p.add_argument("--share", dest="shared", action="store_true", default=None,
+                   help="share with the team store")  # fmt: skip
+    p.add_argument("--unshare", dest="shared", action="store_false")
 
     command("status", _status, "project, counts by kind and status, database, model, encoding")
 
@@ -280,7 +289,7 @@ def _list(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
         {"query": args.query, "kinds": args.kinds, "scope": args.scope,
          "statuses": args.statuses, "sourceTypes": args.sources, "since": args.since,
          "pinned": args.pinned, "review": args.review, "sort": args.sort, "offset": args.offset,
-         "limit": args.limit},
+         "limit": args.limit, "origin": args.origin},
     )  # fmt: skip
     return browsing.list_memories(engine, params).model_dump(mode="json", by_alias=True)
 
@@ -290,7 +299,8 @@ def _edit(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
         UpdateParams,
         {"id": args.id, "content": args.content, "kind": args.kind, "scope": args.scope,
          "tags": args.tags, "pinned": args.pinned, "importance": args.importance,
-         "outcome": args.outcome, "status": args.status, "reviewed": args.reviewed},
+         "outcome": args.outcome, "status": args.status, "reviewed": args.reviewed,
+         "shared": args.shared},
     )  # fmt: skip
     return browsing.update(engine, params).model_dump(mode="json", by_alias=True)
 
@@ -327,6 +337,11 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         print(f"model      {data['model']} ({data['dimension']}-d)")
         print(f"encoding   {data['encoding']}")
         print(f"memories   {data['memories']}")
+        team = data["team"]
+        if team["state"] != "off" or team["queued"]:
+            shown = f"{team.get('url', '-')} ({team['state']}, {team['queued']} queued)"
+            error = f": {team['lastError']}" if team.get("lastError") else ""
+            print(f"team       {shown}{error}")
         for kind, by_status in data["counts"].items():
             states = ", ".join(f"{s} {n}" for s, n in by_status.items())
             print(f"  {kind:<12} {states}")
@@ -379,11 +394,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.runner(args)
         return code
     try:
-        settings = Settings(db=args.db, **({"encoding": args.encoding} if args.encoding else {}))
+        settings = Settings(
+            db=args.db, team_store=args.team_store,
+            **({"encoding": args.encoding} if args.encoding else {}),
+        )  # fmt: skip
     except ValidationError as exc:
         error = exc.errors()[0]
-        print(f"nous: error: --{error['loc'][0]}: {error['msg']}", file=sys.stderr)
+        flag = str(error["loc"][0]).replace("_", "-")
+        print(f"nous: error: --{flag}: {error['msg']}", file=sys.stderr)
         return 2
+    engine: Engine | None = None
     try:
         engine = Engine(settings, args.workspace or Path.cwd())
         data = args.handler(engine, args)
@@ -398,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"nous: internal error: {type(exc).__name__}: {exc} (rerun with --debug)",
               file=sys.stderr)  # fmt: skip
         return 1
+    finally:
+        if engine is not None:
+            engine.close()  # a team store gets what this command queued (briefly waited for)
     if args.json:
         json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

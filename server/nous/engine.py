@@ -23,9 +23,9 @@ from nous.context import config as configs
 from nous.context.config import Config
 from nous.errors import InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
-from nous.memory import tokens
+from nous.memory import lifecycle, team_url, tokens
 from nous.memory.embedder import Embedder
-from nous.memory.model import Draft, Memory
+from nous.memory.model import Draft, Memory, now
 from nous.memory.store import MemoryStore, WriteResult, default_path
 from nous.settings import Settings
 from nous.workspace import detect, identity
@@ -76,6 +76,14 @@ class Engine:
             path, embedder, tokens.counter(self.settings.encoding), self.defer_vectors
         )
         store.claim_project(self.project.key, self.project.name, self.project.aliases)
+        url = team_url.resolve(self.settings.team_store)
+        if url is not None and str(path) != ":memory:":
+            from nous.memory.teamlink import TeamLink
+
+            store.team = TeamLink(
+                url, self.project.key, self.project.scope, store.path, store.dimension,
+                store.model_name, self.settings.team_timeout_ms / 1000,
+            )  # fmt: skip
         return store
 
     @property
@@ -113,7 +121,7 @@ class Engine:
         main language's. Another project's scope is refused (`InvalidMemory` naming `scope`): a
         request acts only inside the project it comes from."""
         scope = scope.strip() if scope else scope  # the store strips too: check what it stores
-        if scope in (None, "", "project", f"project:{self.project.name}"):
+        if scope in (None, "", "project", "team", f"project:{self.project.name}"):
             return self.project.scope
         if scope == "language":
             if not self.languages:
@@ -133,15 +141,27 @@ class Engine:
 
     def own(self, memory_id: str) -> Memory:
         """The memory, if this project may act on it; another project's memory is reported
-        exactly like an unknown id (`UnknownMemory`), so ids cannot be probed across projects."""
-        memory = self.store.get(memory_id)
+        exactly like an unknown id (`UnknownMemory`), so ids cannot be probed across projects.
+        An id this file does not hold is looked up in the team store (this project's rows)."""
+        try:
+            memory = self.store.get(memory_id)
+        except UnknownMemory:
+            team = self.store.team
+            found = team.get(memory_id) if team is not None else None
+            if found is None:
+                raise
+            memory = found
         if not self.visible(memory.scope):
             raise UnknownMemory(memory_id)
         return memory
 
+    def _drafted(self, draft: Draft) -> Draft:
+        """The draft in this project: scope `team` is this project's scope, shared."""
+        shared = draft.shared or (draft.scope or "").strip() == "team"
+        return draft.model_copy(update={"scope": self.resolve_scope(draft.scope), "shared": shared})
+
     def remember(self, draft: Draft) -> WriteResult:
-        draft = draft.model_copy(update={"scope": self.resolve_scope(draft.scope)})
-        return self.store.remember(draft)
+        return self.store.remember(self._drafted(draft))
 
     def import_file(self, path: Path | None = None) -> list[WriteResult]:
         """Remember every memory of a JSON list / JSON-lines file (default: the demo set)."""
@@ -162,9 +182,11 @@ class Engine:
             drafts = [Draft.model_validate(row) for row in rows]
         except (ValueError, TypeError) as exc:
             raise InvalidMemory(f"{path or 'demo set'} is not a list of memories: {exc}") from exc
-        return self.store.remember_many(
-            [d.model_copy(update={"scope": self.resolve_scope(d.scope)}) for d in drafts]
-        )
+        return self.remember_many(drafts)
+
+    def remember_many(self, drafts: list[Draft]) -> list[WriteResult]:
+        """Remember a batch in this project (scope `team`: shared), in one transaction."""
+        return self.store.remember_many([self._drafted(d) for d in drafts])
 
     def view(self, active_file: str | None = None) -> pipeline.View:
         return pipeline.View(
@@ -179,7 +201,15 @@ class Engine:
         return self.own(memory_id)
 
     def forget(self, memory_id: str, purge: bool = False) -> Memory:
-        self.own(memory_id)
+        memory = self.own(memory_id)
+        if memory.origin == "team":  # someone else's shared memory: the change goes to the team
+            if purge and memory.kind == "decision":
+                raise InvalidMemory("decisions are never deleted; forget marks them inactive")
+            target = "purged" if purge else lifecycle.on_forget(memory.kind, memory.status)
+            op = "delete" if purge else "status"
+            change = {"status": target, "at": now()}
+            self.store.queue_team(memory_id, self.project.scope, op, change)
+            return memory.model_copy(update={"status": target})
         return self.store.forget(memory_id, purge)
 
     def harvest(self, git_limit: int = 50) -> dict[str, Any]:
@@ -204,8 +234,17 @@ class Engine:
         return out
 
     def supersede(self, memory_id: str, new_id: str) -> Memory:
-        self.own(memory_id)
+        old = self.own(memory_id)
         self.own(new_id)
+        if old.origin == "team":
+            if memory_id == new_id:
+                raise InvalidMemory("a memory cannot supersede itself")
+            target = lifecycle.on_supersede(old.kind, old.status)
+            self.store.queue_team(
+                memory_id, self.project.scope, "status",
+                {"status": target, "at": now(), "superseded_by": new_id},
+            )  # fmt: skip
+            return old.model_copy(update={"status": target, "superseded_by": new_id})
         return self.store.supersede(memory_id, new_id)
 
     def outcome(self, memory_id: str, outcome: str) -> Memory:
@@ -233,7 +272,22 @@ class Engine:
             "modelLoaded": True,  # the store loads the model; an unloadable one is an AssetError
             "pendingVectors": store.pending_vectors(),  # written, vector still to come
             "session": (use.model_dump(by_alias=True) if (use := chat.session_use(self)) else None),
+            "team": self.team_status(),
         }
+
+    def team_state(self) -> str:
+        """`off` without a team store, else its state (`TeamLink.state`)."""
+        team = self.store.team
+        return "off" if team is None else team.state
+
+    def team_status(self) -> dict[str, Any]:
+        """The team store's state (SPEC §13): `off` when none is configured, else `up`,
+        `connecting`, `slow` or `down`, with the changes still queued for it."""
+        team = self.store.team
+        queued = self.store.team_queued(self.project.scope)
+        if team is None:
+            return {"state": "off", "queued": queued}
+        return team.status(queued)
 
 
 def _now(work: Callable[[], object]) -> object:

@@ -29,11 +29,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = Settings(
             db=getattr(args, "db", None),
+            team_store=getattr(args, "team_store", None),
             **({"encoding": args.encoding} if getattr(args, "encoding", None) else {}),
         )
     except ValidationError as exc:
         error = exc.errors()[0]
-        print(f"nous: error: --{error['loc'][0]}: {error['msg']}", file=sys.stderr)
+        flag = str(error["loc"][0]).replace("_", "-")
+        print(f"nous: error: --{flag}: {error['msg']}", file=sys.stderr)
         return 2
     workspace = getattr(args, "workspace", None)
     if workspace is not None and not Path(workspace).is_dir():

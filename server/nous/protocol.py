@@ -163,6 +163,8 @@ class Item(Wire):
     """Ids of other sections of the same document this item's text was drawn from too."""
     sources: list[str] = Field(default_factory=list)
     """Every source the text was drawn from (the item's own first), when it merged several."""
+    origin: Literal["local", "team"] = "local"
+    """Where the memory was read from: this machine's file, or the team store (SPEC §13)."""
 
 
 class Dropped(Wire):
@@ -245,6 +247,9 @@ class BudgetNotification(Wire):
     cap: int
     layers: list[dict[str, Any]] = Field(default_factory=list)
     project: str = ""
+    team: Literal["off", "up", "connecting", "slow", "down"] = "off"
+    """The answering project's team store (SPEC §13): `slow` or `down` means this answer was
+    local only (the status bar says so)."""
 
 
 SourceType = Literal["file", "commit", "chat", "manual"]
@@ -270,6 +275,9 @@ class ListParams(Params):
     review: bool = False
     """Only what chat captured and nobody reviewed yet (the review queue)."""
     ids: list[str] | None = Field(default=None, max_length=500)
+    origin: Literal["local", "team"] = "local"
+    """`team`: the team store's memories of this project (SPEC §13), last updated first; the
+    query, statuses, offset and limit apply, the other filters are local ones."""
     history: bool = False
     """Add each memory's usage history and lifecycle transitions (for a record view)."""
     sort: Literal["recent", "use", "score"] = "recent"
@@ -305,6 +313,8 @@ class UpdateParams(IdParams):
     status: str | None = Field(default=None, min_length=1, max_length=40)
     reviewed: bool | None = None
     """Mark a chat-captured memory kept (`true`) after review; it leaves the review queue."""
+    shared: bool | None = None
+    """Share a project memory with the team store (`true`) or take it back (`false`)."""
     active_file: str | None = Field(default=None, max_length=4096)
 
 
@@ -346,6 +356,10 @@ class ListedMemory(Wire):
     tags: list[str]
     pinned: bool
     reviewed: bool
+    shared: bool = False
+    """Kept in the team store too (SPEC §13)."""
+    origin: Literal["local", "team"] = "local"
+    """`team`: read from the team store (someone else's shared memory)."""
     excluded: bool
     """Its state keeps it out of context by default (forgotten, retired)."""
     next_statuses: list[str] = Field(default_factory=list)

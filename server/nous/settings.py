@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_snake
 
+from nous.memory import team_url
 from nous.memory.tokens import ENCODINGS
 
 
@@ -43,6 +44,23 @@ class Settings(BaseModel):
     """Keep each chat turn the daemon sees as an episode and draw session notes from it
     (SPEC §10); off, nothing of a chat is stored."""
 
+    team_store: str | None = None
+    """PostgreSQL URL of the team's shared store (SPEC §13), e.g.
+    `postgresql://nous@db.internal:5432/nous`; default `NOUS_TEAM_STORE`, else none (local only).
+    Never with a password: that comes from `NOUS_TEAM_STORE_PASSWORD` or the OS keyring."""
+    team_timeout_ms: int = Field(default=300, ge=10, le=10_000)
+    """How long an answer waits for the team store's candidates before it goes local only."""
+
+    @field_validator("team_store")
+    @classmethod
+    def _no_password(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        try:
+            return team_url.check_synced(value)
+        except team_url.BadTeamUrl as exc:
+            raise ValueError(str(exc)) from None
+
     @field_validator("encoding")
     @classmethod
     def _known_encoding(cls, value: str) -> str:
@@ -65,5 +83,6 @@ def load(options: dict[str, object] | None) -> tuple[Settings, list[str]]:
             setattr(settings, name, value)
         except ValidationError as exc:
             reason = exc.errors()[0]["msg"]
-            problems.append(f"setting {key!r} = {value!r} is invalid ({reason}); default kept")
+            shown = team_url.redact(str(value)) if name == "team_store" else value
+            problems.append(f"setting {key!r} = {shown!r} is invalid ({reason}); default kept")
     return settings, problems

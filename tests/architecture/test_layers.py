@@ -91,6 +91,21 @@ def test_only_lsp_imports_pygls() -> None:
     assert not (found := offenders(parts, ("pygls", "lsprotocol"))), "\n".join(found)
 
 
+def test_only_the_team_store_imports_the_postgresql_driver() -> None:
+    """psycopg and pgvector belong to `memory/team.py` (SPEC §13): everything else reaches the
+    team store through `TeamStore` / `TeamLink`, and a Nous without a team store never imports
+    the driver (it is an optional extra). The bench and the tests' server helper are beside."""
+    parts = [
+        p.removesuffix(".py") for p in (x.name for x in PACKAGE.iterdir())
+        if p.endswith(".py") or (PACKAGE / p).is_dir()
+    ]  # fmt: skip
+    found = [
+        line for line in offenders(parts, ("psycopg", "pgvector", "pgserver"))
+        if not line.startswith(("server/nous/memory/team.py ", "server/nous/bench/team.py "))
+    ]  # fmt: skip
+    assert not found, "\n".join(found)
+
+
 # -- SQL and the connection live in memory/ only ---------------------------------------------
 
 SQL = re.compile(

@@ -26,6 +26,7 @@ RECORD_KEYS = {
     "id", "kind", "scope", "content", "summary", "micro", "createdAt", "updatedAt", "lastSeenAt",
     "status", "statusChangedAt", "confidence", "importance", "outcome", "confirmations",
     "activations", "frequency", "source", "contentHash", "supersededBy", "tags", "pinned",
+    "shared", "origin",
 }  # fmt: skip
 
 
@@ -94,11 +95,12 @@ def test_recall_and_the_budget_notification(wire: Wire, ids: dict[str, str]) -> 
     assert set(result["session"]) == {"id", "used", "cap", "remaining", "recalls", "cut"}
     section = next(s for s in result["sections"] if s["items"])
     assert set(section) == {"layer", "title", "used", "cap", "items"}
-    assert set(section["items"][0]) == {"id", "kind", "scope", "layer", "detail", "tokens", "score", "terms", "text", "source", "merged", "sources"}  # fmt: skip
+    assert set(section["items"][0]) == {"id", "kind", "scope", "layer", "detail", "tokens", "score", "terms", "text", "source", "merged", "sources", "origin"}  # fmt: skip
     assert {"semantic", "framePriority", "scopeFactor", "usageBoost"} <= set(section["items"][0]["terms"])  # fmt: skip
     assert "temporalRecency" in result["intent"]
     budget = wire.note("nous/budget")
-    assert set(budget["params"]) == {"sessionId", "used", "cap", "layers", "project"}
+    assert set(budget["params"]) == {"sessionId", "used", "cap", "layers", "project", "team"}
+    assert budget["params"]["team"] == "off"  # no team store here
     assert budget["params"]["sessionId"] == "w1" and budget["params"]["used"] == result["session"]["used"]  # fmt: skip
 
 
@@ -141,8 +143,9 @@ def test_status(wire: Wire, ids: dict[str, str]) -> None:
     assert {
         "project", "projectKey", "projectSource", "languages", "task", "counts", "memories",
         "indexState", "modelLoaded", "model", "dimension", "encoding", "database", "databaseBytes", "session",
-        "capture", "pendingVectors",
+        "capture", "pendingVectors", "team",
     } == set(result)  # fmt: skip
+    assert result["team"] == {"state": "off", "queued": 0}
     assert result["project"] == "wire" and result["modelLoaded"] is True
     assert isinstance(result["pendingVectors"], int) and result["pendingVectors"] >= 0
     assert result["projectKey"].startswith("wire-")

@@ -1,6 +1,6 @@
 /** Status-bar text, tooltip and warning level from `nous/budget` notifications. Pure. */
 
-import type { BudgetNotification } from "./protocol";
+import type { BudgetNotification, TeamState } from "./protocol";
 
 /** 850 → "850", 1234 → "1.2k", 3000 → "3k", 12500 → "12.5k", 1_250_000 → "1.3M". */
 export function compact(n: number): string {
@@ -27,9 +27,23 @@ export function level(used: number, cap: number): Level {
   return "ok";
 }
 
-/** `Nous 1.2k/3k` */
-export function statusText(budget: Pick<BudgetNotification, "used" | "cap">): string {
-  return `Nous ${compact(budget.used)}/${compact(budget.cap)}`;
+/** `Nous 1.2k/3k`, with `$(cloud-offline)` when the team store did not answer (local only). */
+export function statusText(budget: Pick<BudgetNotification, "used" | "cap" | "team">): string {
+  const text = `Nous ${compact(budget.used)}/${compact(budget.cap)}`;
+  return teamUnreachable(budget.team) ? `${text} $(cloud-offline)` : text;
+}
+
+function teamUnreachable(team: TeamState | undefined): boolean {
+  return team === "slow" || team === "down";
+}
+
+/** The tooltip's line about the team store; none when there is none. */
+export function teamLine(team: TeamState | undefined): string | undefined {
+  if (team === undefined || team === "off") return undefined;
+  if (teamUnreachable(team)) {
+    return `$(cloud-offline) Team store: **${team}** — answers use this machine's memories only; team writes wait and are sent when it is back.`;
+  }
+  return `$(cloud) Team store: **${team}** — the team's shared memories join every answer (\`nous.teamStore\`).`;
 }
 
 export interface Workspace {
@@ -86,6 +100,8 @@ export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Work
     "",
   );
   if (ws.capture !== undefined) lines.push(captureLine(ws.capture), "");
+  const team = teamLine(budget?.team);
+  if (team) lines.push(team, "");
   lines.push("Click to show the last manifest (what was injected, what was dropped and why).");
   return lines.join("\n");
 }

@@ -181,7 +181,11 @@ export interface BudgetNotification {
   cap: number;
   layers: LayerUse[];
   project: string;
+  /** The answering project's team store (SPEC §13); `slow` / `down`: that answer was local only. */
+  team?: TeamState;
 }
+
+export type TeamState = "off" | "up" | "connecting" | "slow" | "down";
 
 export const NOUS_LIST = "nous/list";
 export const NOUS_UPDATE = "nous/update";

@@ -15,6 +15,8 @@ export const SETTING_TYPES = {
   harvest: "boolean",
   watch: "boolean",
   capture: "boolean",
+  teamStore: "string",
+  teamTimeoutMs: "number",
 } as const;
 
 export const SETTING_KEYS = Object.keys(SETTING_TYPES) as (keyof typeof SETTING_TYPES)[];
@@ -25,10 +27,11 @@ export type InitializationOptions = Partial<Record<SettingKey, string | number |
 /** Reads one `nous.*` value; `undefined` when unset. */
 export type SettingReader = (key: SettingKey) => unknown;
 
-/** Settings a cloned workspace must not choose: the interpreter the extension executes, and the
- * file every memory is read from and written to. Declared `"scope": "machine"` in package.json
- * and read from user (or remote machine) settings only, whatever a workspace says. */
-export const MACHINE_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(["python", "db"]);
+/** Settings a cloned workspace must not choose: the interpreter the extension executes, the
+ * file every memory is read from and written to, and the team server shared memories are sent
+ * to. Declared `"scope": "machine"` in package.json and read from user (or remote machine)
+ * settings only, whatever a workspace says. */
+export const MACHINE_ONLY: ReadonlySet<SettingKey> = new Set<SettingKey>(["python", "db", "teamStore"]);
 
 /** The part of `WorkspaceConfiguration.inspect()` this module reads. */
 export interface Inspected {

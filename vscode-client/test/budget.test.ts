@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compact, level, statusText, tooltipMarkdown } from "../src/budget";
+import { compact, level, statusText, teamLine, tooltipMarkdown } from "../src/budget";
 
 test("token counts are compact: 850, 1.2k, 3k, 12.5k, 1.3M", () => {
   assert.deepEqual([850, 1234, 3000, 12_500, 1_250_000, 0, -4].map(compact), ["850", "1.2k", "3k", "12.5k", "1.3M", "0", "0"]);
@@ -9,6 +9,8 @@ test("token counts are compact: 850, 1.2k, 3k, 12.5k, 1.3M", () => {
 test("status text is Nous used/cap", () => {
   assert.equal(statusText({ used: 1234, cap: 3000 }), "Nous 1.2k/3k");
   assert.equal(statusText({ used: 476, cap: 3000 }), "Nous 476/3k");
+  assert.equal(statusText({ used: 476, cap: 3000, team: "down" }), "Nous 476/3k $(cloud-offline)");
+  assert.equal(statusText({ used: 476, cap: 3000, team: "up" }), "Nous 476/3k");
 });
 
 test("the look turns to warning at 80% of the cap and to error at the cap", () => {
@@ -67,4 +69,12 @@ test("the tooltip says whether chat capture is on, and says nothing before the d
   assert.doesNotMatch(tooltipMarkdown(undefined, { project: "shop" }), /capture/i);
   // the click hint stays last
   assert.match(on, /Click to show the last manifest[^\n]*$/);
+});
+
+test("the tooltip says when the team store is down and the answer was local only", () => {
+  const down = tooltipMarkdown({ sessionId: "s", used: 10, cap: 3000, layers: [], project: "api", team: "down" }, {});
+  assert.match(down, /Team store: \*\*down\*\* — answers use this machine's memories only/);
+  assert.doesNotMatch(tooltipMarkdown({ sessionId: "s", used: 10, cap: 3000, layers: [], project: "api", team: "off" }, {}), /Team store/);
+  assert.equal(teamLine(undefined), undefined);
+  assert.match(teamLine("up") ?? "", /Team store: \*\*up\*\*/);
 });

@@ -52,6 +52,7 @@ test("package.json defaults all pass through", () => {
     "recallBudget",
     "sessionCap",
     "startupBudget",
+    "teamTimeoutMs",
     "watch",
   ]);
 });
@@ -90,12 +91,12 @@ test("a smaller token budget from the caller shrinks the recall budget, a larger
   assert.equal(recallBudget(500, 0), 500);
 });
 
-test("nous.python and nous.db are machine-scoped: a workspace cannot choose what runs", () => {
+test("nous.python, nous.db and nous.teamStore are machine-scoped: a workspace cannot choose what runs or where memories go", () => {
   for (const key of MACHINE_ONLY) {
     const scope = (properties[`nous.${key}`] as { scope?: string } | undefined)?.scope;
     assert.ok(scope === "machine" || scope === "application", `nous.${key} has scope ${scope}`);
   }
-  assert.deepEqual([...MACHINE_ONLY].sort(), ["db", "python"]);
+  assert.deepEqual([...MACHINE_ONLY].sort(), ["db", "python", "teamStore"]);
 });
 
 test("machine-only settings are read from user settings, never from a workspace or folder", () => {

@@ -115,6 +115,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=7, help="memory-set seed (default 7)")
     parser.add_argument(
+        "--team",
+        action="store_true",
+        help="only the team-store benchmark: PostgreSQL + pgvector (started with pgserver) "
+        "beside SQLite at --sizes (nous.bench.team)",
+    )
+    parser.add_argument(
         "--watcher",
         type=_count,
         default=0,
@@ -127,6 +133,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nous.bench import report
 
+    if args.team:
+        from nous.bench import team
+
+        found = team.run(args)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(found, indent=2) + "\n", "utf-8")
+        sys.stdout.write(json.dumps(found, indent=2) + "\n" if args.json else team.markdown(found))
+        return 0
     if args.from_json:
         data: dict[str, Any] = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
     else:

@@ -310,7 +310,8 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
                          tokens=p.tokens, score=round(p.scored.score, 4), terms=p.scored.terms,
                          text=p.line[2:], source=p.scored.memory.source,
                          merged=[m.memory.id for m in merged.get(p.scored.memory.id, [])],
-                         sources=items.sources(p.scored, merged))
+                         sources=items.sources(p.scored, merged),
+                         origin="team" if p.scored.memory.origin == "team" else "local")
                     for p in placed
                 ],
             )

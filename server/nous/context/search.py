@@ -15,6 +15,7 @@ from nous.memory import turns
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
+from nous.memory.team import Hit
 
 RRF_K = 60
 
@@ -101,7 +102,12 @@ def hybrid(
 ) -> Signals:  # fmt: skip
     """Both signals over the union of the vector top-`depth` and the FTS5 top-`depth`: every
     candidate has a cosine, and a BM25 whether or not it made the FTS5 top (the exact blend).
-    `exclude`d ids (the asking session's own turns) are neither candidates nor the BM25 scale."""
+    `exclude`d ids (the asking session's own turns) are neither candidates nor the BM25 scale.
+
+    With a team store (SPEC §13) its top-`depth` of both kinds are asked for first, in the
+    background, and join the candidates if they come in time (`_join_team`)."""
+    team = store.team
+    pending = team.start(query, vector, depth, scopes) if team is not None else None
     dense = store.vector_search(vector, depth + len(exclude) + 10, scopes)
     matches = store.text_search(query, max(depth, LEXICAL_REACH), scopes) if query.strip() else []
     # the memories at the head of both lists, read once: echoes and the BM25 scale need them
@@ -116,9 +122,25 @@ def hybrid(
         dict(dense), {}, {i: min(1.0, score / top_bm25) for i, score in matches}, exclude
     )
     _fill(store, found, vector, [i for i, _ in matches[:depth]])
+    if team is not None:
+        _join_team(found, team.collect(pending))
     for memory_id in list(found.cosine):
         found.lexical[memory_id] = found.bm25.get(memory_id, 0.0)
     return found
+
+
+def _join_team(found: Signals, hits: list[Hit]) -> None:
+    """The team's candidates join the local ones with the same two signals: the cosine, and the
+    full-text rank over the best team match's (the team's ranking is PostgreSQL's, so it is
+    scaled within its own list, as BM25 is within the local one). A memory both hold (one this
+    machine shared) is scored once, as the local row."""
+    seen = found.cosine.keys() | found.excluded
+    hits = [h for h in hits if h.memory.id not in seen]
+    top = max((h.rank for h in hits), default=0.0) or 1.0
+    for hit in hits:
+        found.cosine[hit.memory.id] = hit.cosine
+        if hit.rank > 0:
+            found.bm25[hit.memory.id] = min(1.0, hit.rank / top)
 
 
 ECHO_WORDS = 3

@@ -32,7 +32,15 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("pygls").setLevel(max(logging.WARNING, getattr(logging, args.log_level)))
     from nous.lsp.server import Daemon
 
-    overrides = {"db": args.db} if getattr(args, "db", None) else {}
+    overrides: dict[str, object] = {"db": args.db} if getattr(args, "db", None) else {}
+    if getattr(args, "team_store", None):
+        from nous.memory import team_url
+
+        try:  # the flag sits in a process list: never with a password
+            overrides["team_store"] = team_url.check_synced(args.team_store)
+        except team_url.BadTeamUrl as exc:
+            sys.stderr.write(f"nous: error: --team-store: {exc}\n")
+            return 2
     if args.tcp is not None:
         import socket
 

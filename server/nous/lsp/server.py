@@ -298,7 +298,7 @@ class Daemon:
         assert self._loop is not None
         future = self._loop.run_in_executor(self.worker, self._run, handler, params)
         try:
-            project, result = await future
+            (project, team), result = await future
         except asyncio.CancelledError:
             return  # the cancel was answered
         except NousError as exc:
@@ -312,20 +312,22 @@ class Daemon:
             )
             return
         if self._answer(msg_id, result) and method in handlers.INJECTING:
-            self._budget_notification(project, result)
+            self._budget_notification(project, result, team)
 
     def _run(
         self, handler: Callable[[Engine, Any], dict[str, Any]], params: Any
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[tuple[str, str], dict[str, Any]]:
         """Route to the folder of the active file, normalise that file once (a URI or a path
-        → workspace-relative), run the handler; returns the answering project and the answer."""
+        → workspace-relative), run the handler; returns (the answering project, its team store's
+        state) and the answer."""
         active = getattr(params, "active_file", None)
         engine = self.folders.engine_for(active)
         if active:
             params = params.model_copy(update={"active_file": engine.active_file})
-        return engine.project.name, handler(engine, params)
+        answer = handler(engine, params)
+        return (engine.project.name, engine.team_state()), answer
 
-    def _budget_notification(self, project: str, result: dict[str, Any]) -> None:
+    def _budget_notification(self, project: str, result: dict[str, Any], team: str) -> None:
         session = result.get("session") or {}
         layers = [
             {"layer": s["layer"], "used": s["used"], "cap": s["cap"]}
@@ -335,7 +337,7 @@ class Daemon:
             p.NOUS_BUDGET,
             p.BudgetNotification(
                 session_id=session.get("id"), used=session.get("used", 0), cap=session.get("cap", 0),
-                layers=layers, project=project,
+                layers=layers, project=project, team=team,
             ).model_dump(mode="json", by_alias=True),
         )  # fmt: skip
 

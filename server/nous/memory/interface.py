@@ -1,8 +1,11 @@
 """`Store`: what the rest of Nous may ask of a memory store, as a `typing.Protocol`.
 
-`MemoryStore` (SQLite, this package) is one implementation; a team store on PostgreSQL would be
-another. Callers hold a `Store`, use its verbs and pass vectors they already computed; none of
-them sees a connection, a cursor or SQL.
+`MemoryStore` (SQLite, this package) implements all of it. `SharedStore` is the part a store
+shared by a team offers with the same signatures — search by vector and by words, read records
+and vectors, forget and supersede — and `TeamStore` (PostgreSQL + pgvector, `memory/team.py`)
+implements it; new memories reach it through the local store's outbox (`memory/teamlink.py`),
+so a write never waits for the network. Callers hold a store, use its verbs and pass vectors
+they already computed; none of them sees a connection, a cursor or SQL.
 """
 
 from __future__ import annotations
@@ -21,6 +24,24 @@ from nous.memory.usage import Session, UsageStats
 
 if TYPE_CHECKING:
     from nous.memory.store import WriteResult
+
+
+@runtime_checkable
+class SharedStore(Protocol):
+    """The verbs of `Store` a team's shared store offers (same names, same signatures)."""
+
+    def get(self, memory_id: str) -> Memory: ...
+    def get_many(self, ids: Sequence[str]) -> dict[str, Memory]: ...
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vector]: ...
+    def vector_search(
+        self, query: Vector, k: int, scopes: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+    def text_search(
+        self, query: str, k: int, scopes: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]: ...
+    def forget(self, memory_id: str, purge: bool = False) -> Memory: ...
+    def supersede(self, old_id: str, new_id: str) -> Memory: ...
+    def close(self) -> None: ...
 
 
 @runtime_checkable

@@ -218,6 +218,39 @@ MIGRATIONS.append(
         """,
     )
 )
+MIGRATIONS.append(
+    (
+        5,
+        "shared memories and the team outbox (SPEC §13)",
+        """
+        ALTER TABLE memories ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+
+        CREATE TABLE team_outbox (
+            seq INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            op TEXT NOT NULL,
+            payload TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX team_outbox_scope ON team_outbox (scope, seq);
+        CREATE TRIGGER team_outbox_insert AFTER INSERT ON memories WHEN new.shared = 1 BEGIN
+            INSERT INTO team_outbox (memory_id, scope, op) VALUES (new.id, new.scope, 'put');
+        END;
+        CREATE TRIGGER team_outbox_update AFTER UPDATE OF
+            kind, scope, content, summary, micro, status, confidence, importance, outcome,
+            confirmations, source, superseded_by, tags, pinned, embedding, shared
+        ON memories WHEN new.shared = 1 OR old.shared = 1 BEGIN
+            INSERT INTO team_outbox (memory_id, scope, op) VALUES (
+                new.id, old.scope,
+                CASE WHEN new.shared = 1 AND new.scope = old.scope THEN 'put' ELSE 'delete' END
+            );
+        END;
+        CREATE TRIGGER team_outbox_delete AFTER DELETE ON memories WHEN old.shared = 1 BEGIN
+            INSERT INTO team_outbox (memory_id, scope, op) VALUES (old.id, old.scope, 'delete');
+        END;
+        """,
+    )
+)
 
 LATEST = MIGRATIONS[-1][0]
 

@@ -77,6 +77,9 @@ class Draft(BaseModel):
     status: str | None = None
     """Initial lifecycle state; `None` means the kind's starting state."""
     superseded_by: str | None = None
+    shared: bool = False
+    """Also kept in the team store (SPEC §13): set by the engine for scope `team` or when the
+    user marks a project memory shared; only a project's memories can be."""
 
     @classmethod
     def of(cls, params: RememberParams) -> Draft:
@@ -94,6 +97,11 @@ class Draft(BaseModel):
         if self.outcome is not None and self.outcome not in OUTCOMES:
             raise InvalidMemory(
                 f"invalid outcome {self.outcome!r}: use one of {', '.join(OUTCOMES)}"
+            )
+        scope = check_scope(self.scope or "universal")
+        if self.shared and not scope.startswith("project:"):
+            raise InvalidMemory(
+                f"only a project's memories go to the team store: {scope!r} cannot be shared"
             )
         return self.model_copy(
             update={
@@ -131,6 +139,11 @@ class Memory(BaseModel):
     superseded_by: str | None
     tags: list[str]
     pinned: bool = False
+    shared: bool = False
+    """Kept in the team store too (SPEC §13)."""
+    origin: str = "local"
+    """Where this record was read from: `local` (this machine's file) or `team` (the team
+    store, written by someone else)."""
 
     def public(self) -> dict[str, Any]:
         """The record as JSON-ready data (no embedding)."""

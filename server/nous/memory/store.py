@@ -57,7 +57,7 @@ EXCLUDED_STATUSES = ("inactive", "retired")
 _COLUMNS = (
     "id, kind, scope, content, summary, micro, created_at, updated_at, last_seen_at, status, "
     "status_changed_at, confidence, importance, outcome, confirmations, activations, frequency, "
-    "source, content_hash, superseded_by, tags, pinned"
+    "source, content_hash, superseded_by, tags, pinned, shared"
 )
 
 
@@ -139,6 +139,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._backlog = (
             Backlog(self.path, embedder) if defer_vectors and str(path) != ":memory:" else None
         )
+        self.team: TeamLink | None = None
+        """The team store (SPEC §13), attached by the engine when one is configured: its search
+        adds candidates, and the team memories it found answer `get_many` and `vectors` too."""
         self._index.sync(self._conn)
         if self._backlog is not None:
             self._backlog.add(self._index.pending)
@@ -147,6 +150,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         """Close. Deferred vectors still pending are finished by the backlog's own thread and
         connection in the background, or, if the process ends first, by the next deferring
         store to open the file; `wait_embedded` first to have them all before returning."""
+        if self.team is not None:
+            self.team.close()
         if self._backlog is not None:
             self._backlog.close()
         self._conn.close()
@@ -215,6 +220,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
     def _after_write(self) -> None:
         self._index.pull(self._conn)
         self._bound_wal()
+        if self.team is not None:
+            self.team.poke()  # a shared row's change is in the outbox: push it
 
     def _bound_wal(self) -> None:
         """Checkpoint and truncate the WAL once it passes `CHECKPOINT_AT`, waiting at most
@@ -336,7 +343,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             status = lifecycle.on_confirm(old.kind, old.status, confirmations)
             self._conn.execute(
                 "UPDATE memories SET confirmations = ?, last_seen_at = ?, updated_at = ?, "
-                "status = ?, status_changed_at = ?, change_seq = ? WHERE id = ?",
+                "status = ?, status_changed_at = ?, change_seq = ?, shared = ? WHERE id = ?",
                 (
                     confirmations,
                     stamp,
@@ -344,6 +351,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                     status,
                     stamp if status != old.status else old.status_changed_at,
                     change,
+                    int(old.shared or p.draft.shared),  # the same text shared again: shared
                     old.id,
                 ),
             )
@@ -357,11 +365,12 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         memory_id = uuid.uuid4().hex
         self._conn.execute(
             f"INSERT INTO memories ({_COLUMNS}, embedding, embedding_model, change_seq) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
             (
                 memory_id, d.kind, p.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
                 status, stamp, d.confidence, d.importance, d.outcome, d.source, p.content_hash,
-                d.superseded_by, json.dumps(d.tags), _blob(vector) if vector is not None else b"",
+                d.superseded_by, json.dumps(d.tags), int(d.shared),
+                _blob(vector) if vector is not None else b"",
                 self._embedder.name, change,
             ),
         )  # fmt: skip
@@ -417,9 +426,10 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         """Mark `old_id` superseded by `new_id` (still searchable, ranked lower)."""
         if old_id == new_id:
             raise InvalidMemory("a memory cannot supersede itself")
+        if new_id not in self.get_many([new_id]):  # a team memory a search found counts
+            raise UnknownMemory(new_id)
         with self.write():
             old = self.get(old_id)
-            self.get(new_id)
             target = lifecycle.on_supersede(old.kind, old.status)
             self._set_status(old, target, f"superseded by {new_id}", superseded_by=new_id)
         self._after_write()
@@ -463,6 +473,11 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             raise UnknownMemory(memory_id)
         return _memory(row)
 
+    def local(self, memory_id: str) -> bool:
+        """Whether this file holds the memory (a team memory found by a search does not)."""
+        row = self._conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return row is not None
+
     def get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
         out: dict[str, Memory] = {}
         for start in range(0, len(ids), 500):
@@ -473,6 +488,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             ):
                 memory = _memory(row)
                 out[memory.id] = memory
+        if self.team is not None and len(out) < len(ids):
+            out.update(self.team.found([i for i in ids if i not in out]))
         return out
 
     def vector_search(
@@ -490,7 +507,28 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         out = self._index.vectors(ids)
         if len(out) < len(ids):
             out.update(self._early_vectors([i for i in ids if i not in out]))
+        if self.team is not None and len(out) < len(ids):
+            out.update(self.team.found_vectors([i for i in ids if i not in out]))
         return out
+
+    # -- the team outbox (SPEC §13): what waits to be pushed to the team store -------------------
+
+    def queue_team(self, memory_id: str, scope: str, op: str, payload: dict[str, Any]) -> None:
+        """Queue a change to a team row this file does not hold (forget or supersede a memory
+        someone else shared). A shared row of this file queues its own changes (triggers)."""
+        with self.write():
+            self._conn.execute(
+                "INSERT INTO team_outbox (memory_id, scope, op, payload) VALUES (?, ?, ?, ?)",
+                (memory_id, scope, op, json.dumps(payload)),
+            )
+        self._after_write()
+
+    def team_queued(self, scope: str) -> int:
+        """Changes of `scope` waiting to be pushed to the team store."""
+        row = self._conn.execute(
+            "SELECT count(*) FROM team_outbox WHERE scope = ?", (scope,)
+        ).fetchone()
+        return int(row[0])
 
     def _early_vectors(self, ids: list[str]) -> dict[str, Vector]:
         """Vectors of rows the index does not hold yet: stored since it last synced (read from
@@ -763,6 +801,11 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                     f"invalid outcome {changes.outcome!r}: use one of {', '.join(OUTCOMES)}"
                 )
             outcome = changes.outcome
+        shared = memory.shared if changes.shared is None else changes.shared
+        if shared and not scope.startswith("project:"):
+            raise InvalidMemory(
+                f"shared: only a project's memories go to the team store, not {scope}'s"
+            )
         content_hash = renderings.content_hash(content)
         reembed = content_hash != memory.content_hash
         if (scope, content_hash) != (memory.scope, memory.content_hash):
@@ -781,6 +824,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                 "kind": kind, "scope": scope, "tags": json.dumps(tags), "importance": importance,
                 "outcome": outcome,
                 "pinned": int(changes.pinned if changes.pinned is not None else current.pinned),
+                "shared": int(shared),
             }  # fmt: skip
             if reembed or kind != current.kind or outcome != current.outcome:
                 values["summary"] = renderings.summary(kind, content, *args)
@@ -836,6 +880,7 @@ class Edit:
     importance: float | None = None
     outcome: str | None = None
     status: str | None = None
+    shared: bool | None = None
 
 
 @dataclass
@@ -892,10 +937,13 @@ def _memory(row: Sequence[Any]) -> Memory:
     data["source"] = secrets.scrub(data["source"])
     data["tags"] = [secrets.scrub(t) for t in json.loads(data["tags"])]
     data["pinned"] = bool(data["pinned"])
+    data["shared"] = bool(data["shared"])
     return Memory.model_construct(**data)
 
 
 if TYPE_CHECKING:  # mypy checks that the SQLite store has every verb of the interface
-    from nous.memory.interface import Store
+    from nous.memory.interface import SharedStore, Store
+    from nous.memory.teamlink import TeamLink
 
     _IS_A_STORE: type[Store] = MemoryStore
+    _IS_SHARED: type[SharedStore] = MemoryStore
