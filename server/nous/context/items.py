@@ -115,6 +115,10 @@ def merge_documents(kept: list[Scored], work: Work) -> tuple[list[Scored], dict[
     return out, merged
 
 
+SHORT_DOCUMENT_SECTIONS = 6
+"""A document of more sections than this is never completed, however short."""
+
+
 def complete_short_documents(
     store: MemoryStore, kept: list[Scored], merged: dict[str, list[Scored]], limit: int
 ) -> dict[str, int]:
@@ -129,23 +133,22 @@ def complete_short_documents(
         if document is None or lead.memory.status == "superseded":
             continue
         rows = store.live_from_source(f"{document}#", lead.memory.scope)
-        have = {lead.memory.id, *(m.memory.id for m in merged.get(lead.memory.id, []))}
+        if len(rows) > SHORT_DOCUMENT_SECTIONS:
+            continue
+        group = [lead.memory, *(m.memory for m in merged.get(lead.memory.id, []))]
+        have = {m.id for m in group}
         missing = [i for i, _kind, status in rows if i not in have and status != "superseded"]
-        if not missing or len(rows) > SHORT_DOCUMENT_SECTIONS:
+        if not missing:
             continue
-        found = store.get_many(missing)
-        group = [lead.memory, *(m.memory for m in merged.get(lead.memory.id, [])), *found.values()]
-        size = sum(store.counter.count(m.content) for m in group)
-        if size > limit:
-            continue
-        merged.setdefault(lead.memory.id, []).extend(
-            Scored(m, 0.0, {"relevance": 0.0}) for i in missing if (m := found.get(i))
-        )
-        completed[lead.memory.id] = size
+        rows_of = store.get_many(missing)
+        found = [rows_of[i] for i in missing if i in rows_of]  # in the document's source order
+        size = sum(store.counter.count(m.content) for m in [*group, *found])
+        if size <= limit:
+            merged.setdefault(lead.memory.id, []).extend(
+                Scored(m, 0.0, {"relevance": 0.0}) for m in found
+            )
+            completed[lead.memory.id] = size
     return completed
-
-
-SHORT_DOCUMENT_SECTIONS = 6
 
 
 def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:

@@ -504,11 +504,9 @@ def _floor(
     floor = float(getattr(gate, req.mode))
     if unknown >= gate.unknown_share:  # memory never saw most of what is asked
         floor = max(floor, gate.unknown_floor)
-    if req.mode == "recall":  # best first in a small budget: near the best, not just over
-        floor = max(floor, top * gate.recall_relative)
-    elif req.mode == "turn":
-        floor = max(floor, top * gate.turn_relative)
-    return floor
+    # recall and a turn take what is near their best item, not just over the floor
+    relative = {"recall": gate.recall_relative, "turn": gate.turn_relative}.get(req.mode, 0.0)
+    return max(floor, top * relative)
 
 
 def _preserve(kept: list[Scored], profile: Profile) -> list[Scored]:

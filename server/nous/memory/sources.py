@@ -14,6 +14,14 @@ Row = tuple[str, str, str]
 """(id, kind, status)"""
 
 
+def prefix_range(prefix: str) -> tuple[str, str]:
+    """(low, high) such that `low <= source < high` holds exactly for the sources starting with
+    `prefix` (SQLite's binary order), for a range on the source index."""
+    if not prefix:
+        raise ValueError("a source prefix must not be empty")
+    return prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
 class SourceRows:
     """The `harvest_sources` table and source lookups (a part of `MemoryStore`)."""
 
@@ -53,13 +61,10 @@ class SourceRows:
         """(id, kind, status) of the rows of `scope` whose source starts with `prefix` and that
         are not inactive. A range on the source index, not LIKE: LIKE reads `_` and `%` in a
         file name as wildcards ("a_b.md" matched "aXb.md") and scans the whole scope."""
-        if not prefix:
-            raise ValueError("live_from_source needs a non-empty prefix")
-        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         rows = self._conn.execute(
             "SELECT id, kind, status FROM memories INDEXED BY memories_source "
             "WHERE source >= ? AND source < ? AND status != 'inactive' AND scope = ?",
-            (prefix, end, scope),
+            (*prefix_range(prefix), scope),
         ).fetchall()
         return [(str(i), str(k), str(s)) for i, k, s in rows]
 

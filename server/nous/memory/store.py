@@ -38,7 +38,7 @@ from nous.memory.model import (
 )
 from nous.memory.projects import ProjectRows
 from nous.memory.secrets import Redaction
-from nous.memory.sources import SourceRows
+from nous.memory.sources import SourceRows, prefix_range
 from nous.memory.tokens import TokenCounter
 from nous.memory.usage import UsageRows
 from nous.memory.vectors import VectorIndex
@@ -670,7 +670,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             # by source: the planner would take the scope index and read half the table
             "SELECT id, kind, source FROM memories INDEXED BY memories_source "
             "WHERE source >= ? AND source < ? AND scope = ?",
-            (prefix, prefix + "\U0010ffff", scope),
+            (*prefix_range(prefix), scope),
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
 
