@@ -36,7 +36,7 @@ def smoke(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     command = [
         sys.executable, "-m", "nous", "bench", "--sizes", str(SIZE), "--queries", "6",
         "--write-sample", "20", "--single", "4", "--pool", "60", "--cold-runs", "1",
-        "--harvest-scale", "0.05", "--watcher", "3000", "--json", "--out", str(out), "--docs", str(docs),
+        "--harvest-scale", "0.05", "--repos", "thunderbird-android", "--watcher", "3000", "--json", "--out", str(out), "--docs", str(docs),
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, env=env)
@@ -106,6 +106,14 @@ def test_smoke_has_every_field(smoke: dict[str, Any]) -> None:
         assert h["errors"] == []
         assert h["created"] > 0 and h["commits"] > 0 and h["perSecond"] > 0
         assert h["memories"] >= h["created"]
+
+    repos = smoke["repos"]
+    if "skipped" not in repos:  # the evaluation set beside the checkout (shared/eval/repos)
+        (row,) = repos["repos"]
+        assert row["repo"] == "thunderbird-android" and row["errors"] == []
+        assert row["created"] > 100 and row["memories"] == row["created"]
+        assert 0 < row["harvestSeconds"] < row["firstAnswerSeconds"] <= row["lastVectorSeconds"]
+        assert row["firstAnswerTokens"] > 0
 
     figures = [t["figure"] for t in smoke["targets"]]
     assert any("10k" in f for f in figures) and any("100k" in f for f in figures)

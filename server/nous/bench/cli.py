@@ -100,7 +100,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="size of the synthetic harvest workspace (1.0 = 150 rules, 40 ADRs, 300 commits)",
     )
     parser.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: cold, stdio, harvest"
+        "--skip", default="", help="comma-separated parts to skip: cold, stdio, harvest, repos"
+    )
+    parser.add_argument(
+        "--repos",
+        default="",
+        metavar="NAMES",
+        help="comma-separated repositories of the evaluation set to harvest (default: all of "
+        "shared/eval/repos; found like `nous eval`, --skip repos to leave out)",
     )
     parser.add_argument(
         "--profile",
@@ -199,7 +206,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     import shutil
     import tempfile
 
-    from nous.bench import build, cold, corpus, harvest, measure, report, stdio
+    from nous.bench import build, cold, corpus, harvest, measure, report, repos, stdio
     from nous.engine import Engine
     from nous.measurement import machine
     from nous.memory import tokens
@@ -207,7 +214,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     from nous.settings import Settings
 
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    unknown = skip - {"cold", "stdio", "harvest"}
+    unknown = skip - {"cold", "stdio", "harvest", "repos"}
     if unknown:
         raise SystemExit(f"nous bench: error: unknown --skip part(s): {', '.join(sorted(unknown))}")
     overrides = {"encoding": args.encoding} if getattr(args, "encoding", None) else {}
@@ -312,6 +319,10 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
                 sections=max(1, int(12 * scale)),
                 commits=max(1, int(300 * scale)),
             )
+        if "repos" not in skip:
+            _say("harvest of the evaluation repositories")
+            names = [n.strip() for n in args.repos.split(",") if n.strip()] or None
+            data["repos"] = repos.measure(root, real, names)
         if args.watcher:
             from nous.bench import watch
 

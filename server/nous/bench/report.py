@@ -83,6 +83,11 @@ def targets(data: dict[str, Any]) -> list[dict[str, Any]]:
             "harvest throughput (memories/s)", "≥ 200", rate, None if rate is None else rate >= 200
         )
     )
+    for repo in (data.get("repos") or {}).get("repos", []):
+        first = repo["firstAnswerSeconds"]
+        out.append(
+            _target(f"harvest of {repo['repo']} to first answer (s)", "≤ 5", first, first <= 5)
+        )
     row = _size_row(data, 100_000)
     rss = _rss(row) if row else None
     out.append(
@@ -228,6 +233,17 @@ def tables(data: dict[str, Any]) -> list[Table]:
             _col("s to last vector", "vectorsSeconds", digits=2),
             _col("unchanged re-harvest s", "unchangedSeconds", digits=2),
         ], [h]))  # fmt: skip
+    r = (data.get("repos") or {}).get("repos")
+    if r:
+        out.append(_table("Harvest of the evaluation repositories (real model, empty database, "
+                          "vectors deferred; first answer asked at once)", [
+            _col("repository", "repo"), _col("files", "files"), _col("memories", "memories"),
+            _col("s (acknowledged)", "harvestSeconds", digits=2),
+            _col("s to first answer", "firstAnswerSeconds", digits=2),
+            _col("answer tokens", "firstAnswerTokens"),
+            _col("vectors pending then", "pendingAtFirstAnswer"),
+            _col("s to last vector", "lastVectorSeconds", digits=2),
+        ], r))  # fmt: skip
     w = data.get("watcher") or {}
     if w:
         storm = w.get("storm") or {}
@@ -266,6 +282,8 @@ def notes(data: dict[str, Any]) -> list[str]:
     h = data.get("harvest") or {}
     if "skipped" in h or "error" in h:
         out.append(f"harvest: {h.get('skipped') or h.get('error')}")
+    if "skipped" in (data.get("repos") or {}):
+        out.append(f"evaluation repositories: {data['repos']['skipped']}")
     return out
 
 

@@ -56,6 +56,9 @@ class TiktokenCounter:
     def __init__(self, name: str, folder: Path | None = None) -> None:
         self.name = name
         self._encoding = _load(name, folder)
+        # tiktoken keeps the Python dict of 200k byte strings it built the encoder from only to
+        # pickle the encoding; the encoder holds its own copy. Dropped: 22 MB of o200k's 67.
+        self._encoding._mergeable_ranks = {}
         # Memory lines are counted again on every request that considers them: a bounded cache
         # of short texts' counts (the rendered whole is always counted afresh).
         self._counts: dict[str, int] = {}

@@ -1,4 +1,9 @@
-"""The in-memory vector index: one normalised float32 matrix for top-k by dot product.
+"""The in-memory vector index: one int8 matrix with a scale per row, for top-k by dot product.
+
+Each normalised vector is kept as int8 with its own scale (its largest component / 127): a
+quarter of float32's memory (at 100k rows 38 MB instead of 154 MB, SPEC §8's 400 MB), cosines
+within ~0.002 of the exact ones. Scoring dequantises a block of rows at a time into float32 and
+multiplies by the query (BLAS): as fast as one float32 product, without a float copy of it all.
 
 It mirrors the `memories` table. Before answering, `sync` asks SQLite whether any other
 connection committed (`PRAGMA data_version`); if so it pulls only rows whose `change_seq` moved
@@ -17,13 +22,27 @@ from nous.memory import lifecycle
 
 Matrix = npt.NDArray[np.float32]
 
+BLOCK = 512
+"""Rows dequantised per step of a search: 768 KB of float32 at 384 dimensions, in cache."""
+
+LOAD_ROWS = 2048
+"""Stored rows read and quantised together when the index loads."""
+
+
+def quantise(vector: Matrix) -> tuple[npt.NDArray[np.int8], float]:
+    """(int8 components, scale) with `components · scale` ≈ `vector`."""
+    peak = float(np.abs(vector).max()) if len(vector) else 0.0
+    scale = peak / 127.0 if peak > 0 else 1.0
+    return np.rint(vector / scale).astype(np.int8), scale
+
 
 class VectorIndex:
     """Rows of (id, scope, excluded?, vector) with a growable matrix."""
 
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
-        self._matrix: Matrix = np.zeros((1024, dimension), dtype=np.float32)
+        self._matrix = np.zeros((1024, dimension), dtype=np.int8)
+        self._scale = np.zeros(1024, dtype=np.float32)
         self._size = 0
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
@@ -67,11 +86,16 @@ class VectorIndex:
             "SELECT id, scope, kind, status, embedding FROM memories WHERE change_seq > ?",
             (self.change_seq,),
         )
+        batch: list[tuple[str, str, bool, bytes]] = []
         for memory_id, scope, kind, status, blob in rows:
             if not blob:
                 self.pending.append(memory_id)
                 continue
-            self.put(memory_id, scope, not lifecycle.is_excluded(kind, status), blob)
+            batch.append((memory_id, scope, not lifecycle.is_excluded(kind, status), blob))
+            if len(batch) == LOAD_ROWS:
+                self._put_many(batch)
+                batch = []
+        self._put_many(batch)
         for (memory_id,) in conn.execute(
             "SELECT memory_id FROM tombstones WHERE change_seq > ?", (self.change_seq,)
         ):
@@ -81,6 +105,25 @@ class VectorIndex:
 
     def put(self, memory_id: str, scope: str, live: bool, blob: bytes | Matrix) -> None:
         vector = np.frombuffer(blob, dtype="<f4") if isinstance(blob, bytes) else blob
+        row = self._place(memory_id, scope, live)
+        self._matrix[row], self._scale[row] = quantise(vector)
+
+    def _put_many(self, batch: list[tuple[str, str, bool, bytes]]) -> None:
+        """`put` for a block of stored rows, quantised together (one numpy pass, not one each:
+        a 100k load would spend a second in per-row calls)."""
+        if not batch:
+            return
+        vectors = np.frombuffer(b"".join(b for *_, b in batch), dtype="<f4")
+        vectors = vectors.reshape(len(batch), self.dimension)
+        peaks = np.abs(vectors).max(axis=1)
+        scales = np.where(peaks > 0, peaks / 127.0, 1.0).astype(np.float32)
+        quantised = np.rint(vectors / scales[:, None]).astype(np.int8)
+        rows = [self._place(memory_id, scope, live) for memory_id, scope, live, _ in batch]
+        self._matrix[rows] = quantised
+        self._scale[rows] = scales
+
+    def _place(self, memory_id: str, scope: str, live: bool) -> int:
+        """The row of `memory_id` (a new one at the end if it has none), scope and state set."""
         row = self._row.get(memory_id)
         if row is None:
             if self._size == len(self._matrix):
@@ -89,9 +132,9 @@ class VectorIndex:
             self._size += 1
             self._ids.append(memory_id)
             self._row[memory_id] = row
-        self._matrix[row] = vector
         self._scope_code[row] = self._scopes.setdefault(scope, len(self._scopes))
         self._live[row] = live
+        return row
 
     def remove(self, memory_id: str) -> None:
         row = self._row.get(memory_id)
@@ -104,9 +147,10 @@ class VectorIndex:
         if rows <= len(self._matrix):
             return
         capacity = max(rows + rows // 16, len(self._matrix) + len(self._matrix) // 4)
-        matrix = np.zeros((capacity, self.dimension), dtype=np.float32)
+        matrix = np.zeros((capacity, self.dimension), dtype=np.int8)
         matrix[: self._size] = self._matrix[: self._size]
         self._matrix = matrix
+        self._scale = np.resize(self._scale, capacity)
         self._scope_code = np.resize(self._scope_code, capacity)
         live = np.zeros(capacity, dtype=bool)
         live[: self._size] = self._live[: self._size]
@@ -127,13 +171,28 @@ class VectorIndex:
         allowed = int(mask.sum())
         if allowed == 0:
             return []
-        scores = self._matrix[: self._size] @ query
+        scores = self._scores(query)
         scores[~mask] = -np.inf
         k = min(k, allowed)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top])]
         return [(self._ids[int(i)], float(scores[i])) for i in top]
 
+    def _scores(self, query: Matrix) -> Matrix:
+        """Every row's dot product with `query`, a block of dequantised rows at a time."""
+        query = np.asarray(query, dtype=np.float32)
+        scores = np.empty(self._size, dtype=np.float32)
+        for start in range(0, self._size, BLOCK):
+            stop = min(start + BLOCK, self._size)
+            block = self._matrix[start:stop].astype(np.float32)
+            np.matmul(block, query, out=scores[start:stop])
+        scores *= self._scale[: self._size]
+        return scores
+
     def vectors(self, ids: Iterable[str]) -> dict[str, Matrix]:
-        """The stored vectors of the given ids (those present)."""
-        return {i: self._matrix[self._row[i]] for i in ids if i in self._row}
+        """The stored vectors of the given ids (those present), dequantised."""
+        return {
+            i: self._matrix[row].astype(np.float32) * self._scale[row]
+            for i in ids
+            if (row := self._row.get(i)) is not None
+        }

@@ -1,0 +1,73 @@
+"""Harvest of the real repositories of the evaluation set (`shared/eval/repos/`), as a daemon
+starting in one: each repository's folder (its provenance file left out) is copied into an empty
+workspace and harvested into an empty database with the real model, vectors deferred as the daemon
+defers them. Timed: the harvest to its acknowledgement, the first answer (a `nous/context` turn
+with the repository's first answerable question of questions.json, asked at once, while vectors
+are still being computed), and the last vector. SPEC §8: ≤ 5 s to the first answer."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from nous.context import chat
+from nous.engine import Engine
+from nous.evaluation import data as eval_data
+from nous.memory.embedder import Embedder
+from nous.protocol import ContextParams
+from nous.settings import Settings
+
+
+def measure(root: Path, embedder: Embedder, names: list[str] | None = None) -> dict[str, Any]:
+    """{"repos": [one row per repository]} or {"skipped": why} when the set is not there."""
+    try:
+        folder = eval_data.repos_dir(eval_data.data_dir())
+        questions = eval_data.load_repo_questions(folder)
+    except eval_data.EvalDataError as exc:
+        return {"skipped": str(exc)}
+    wanted = names or sorted({q.repo for q in questions})
+    rows = []
+    for name in wanted:
+        asked = next(q for q in questions if q.repo == name and q.kind == "answerable")
+        rows.append(_one(root, folder / name, asked.question, embedder))
+    return {"repos": rows}
+
+
+def _one(root: Path, source: Path, question: str, embedder: Embedder) -> dict[str, Any]:
+    ws = root / "repos" / source.name
+    shutil.rmtree(ws, ignore_errors=True)
+    shutil.copytree(
+        source, ws, ignore=lambda folder, _: {"SOURCE.md"} if Path(folder) == source else set()
+    )
+    db = root / "repos" / f"{source.name}.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    started = time.perf_counter()
+    engine = Engine(Settings(db=db, capture=False), ws, embedder=embedder)
+    engine.defer_vectors = True  # as the daemon harvests
+    try:
+        harvest = engine.harvest()
+        acknowledged = time.perf_counter() - started
+        pending = engine.store.pending_vectors()
+        answer = chat.context(engine, ContextParams(input=question, mode="turn"))
+        first_answer = time.perf_counter() - started
+        engine.store.wait_embedded()
+        last_vector = time.perf_counter() - started
+        memories = engine.store.vector_count()
+    finally:
+        engine.close()
+    return {
+        "repo": source.name,
+        "files": harvest["files"],
+        "created": harvest["created"],
+        "errors": harvest["errors"],
+        "memories": memories,
+        "question": question,
+        "harvestSeconds": round(acknowledged, 3),
+        "firstAnswerSeconds": round(first_answer, 3),
+        "firstAnswerTokens": answer.tokens,
+        "pendingAtFirstAnswer": pending,
+        "lastVectorSeconds": round(last_vector, 3),
+    }
