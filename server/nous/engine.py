@@ -219,7 +219,8 @@ class Engine:
 
         from nous.workspace.harvest import sync
 
-        return asdict(sync.sync(self.store, self.project.key, self.workspace, git_limit))
+        with self.store.vectors_held():  # the harvest first, its vectors after (SPEC §8: ≤ 5 s)
+            return asdict(sync.sync(self.store, self.project.key, self.workspace, git_limit))
 
     def on_files_changed(self, changed: set[str]) -> dict[str, Any]:
         """React to workspace changes: re-harvest when a harvested source may have changed, and

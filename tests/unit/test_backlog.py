@@ -172,3 +172,22 @@ def test_a_writer_embeds_its_own_rows_not_another_writers(tmp_path: Path) -> Non
         held.gate.set()
         first.close()
         second.close()
+
+
+def test_a_harvest_holds_the_backlog_until_it_is_written(tmp_path: Path) -> None:
+    """`vectors_held` (Engine.harvest): no batch starts inside, the model is not called, and
+    the rows get their vectors once it ends."""
+    embedder = GatedEmbedder()
+    embedder.gate.set()  # the model answers at once: only the hold can keep it waiting
+    store = MemoryStore(tmp_path / "m.db", embedder, tokens.counter(), defer_vectors=True)
+    try:
+        with store.vectors_held():
+            ids = [store.remember(_draft(f"rule {n}: release on a {n}th day")).memory.id
+                   for n in range(5)]  # fmt: skip
+            assert store.wait_embedded(timeout=0.3) is False
+            assert embedder.calls == 0 and store.pending_vectors() == 5
+        assert store.wait_embedded(timeout=30) is True
+        assert embedder.calls > 0 and store.vector_count() == 5
+        assert set(store.vectors(ids)) == set(ids)
+    finally:
+        store.close()

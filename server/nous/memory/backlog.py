@@ -14,7 +14,8 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,7 @@ class Backlog:
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._held = 0
         self.embedded = 0
         """Rows this backlog gave a vector (what a benchmark reads)."""
 
@@ -63,6 +65,20 @@ class Backlog:
                 self._thread = threading.Thread(target=self._run, name="nous-embed", daemon=True)
                 self._thread.start()
             self._cond.notify_all()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """No new batch starts inside (a batch under way finishes): a harvest writing a few
+        hundred rows has both cores to itself and answers sooner, its vectors come after (the
+        rows are searchable by text meanwhile)."""
+        with self._cond:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._held -= 1
+                self._cond.notify_all()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until every queued row has its vector (or failed); False on timeout."""
@@ -92,7 +108,7 @@ class Backlog:
         try:
             while True:
                 with self._cond:
-                    while not self._queue and not self._stopping:
+                    while (not self._queue or self._held) and not self._stopping:
                         self._cond.wait()
                     if not self._queue:  # stopping, and nothing left
                         self._thread = None

@@ -6,6 +6,7 @@ the kind's label; `micro` is one line of at most ~20 tokens for ranked lists.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -71,6 +72,7 @@ def fit(text: str, limit: int, counter: TokenCounter) -> str:
     return cut + "…"
 
 
+@functools.lru_cache(maxsize=256)  # a write renders its summary and its micro from the same text
 def flat(content: str) -> tuple[str, str]:
     """(heading path, body as one line) of a record's content: a harvested record starts with a
     `# A › B` line; lists read "lead-in: item; item", code stays in backticks."""

@@ -166,6 +166,16 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._index.sync(self._conn)
         return done
 
+    @contextmanager
+    def vectors_held(self) -> Iterator[None]:
+        """Deferred vectors wait until the block ends (`Backlog.held`); nothing when the store
+        embeds as it writes."""
+        if self._backlog is None:
+            yield
+            return
+        with self._backlog.held():
+            yield
+
     def pending_vectors(self) -> int:
         """Rows this store's backlog has yet to embed."""
         return 0 if self._backlog is None else len(self._backlog)
