@@ -26,6 +26,7 @@ from nous.memory import embedder as embedders
 from nous.memory import lifecycle, team_url, tokens
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft, Memory, now
+from nous.memory.secrets import library
 from nous.memory.store import MemoryStore, WriteResult, default_path
 from nous.settings import Settings
 from nous.workspace import detect, identity
@@ -63,6 +64,7 @@ class Engine:
         (in the background; `MemoryStore(defer_vectors=...)`). The daemon sets it."""
         self.config: Config
         self.config, self.problems = configs.load(self.workspace)
+        library.preload()  # every read is redacted: its rules compile while the store opens
 
     @cached_property
     def languages(self) -> list[str]:
