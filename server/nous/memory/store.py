@@ -2,7 +2,9 @@
 
 Every write is one short `BEGIN IMMEDIATE` transaction (embedding and secret scanning happen
 before it opens), so several processes can share a file without lost or duplicated rows. The same
-normalised text written twice in one scope is a confirmation of the first row, never a second one.
+normalised text written twice in one scope is a confirmation of the first row, never a second one;
+what a chat session said (`memory.turns`) is deduplicated within that session only, so each session
+keeps its own turns and notes and forgetting one session never takes another's.
 """
 
 from __future__ import annotations
@@ -286,7 +288,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             draft=draft,
             scope=draft.scope or "universal",
             content=clean,
-            content_hash=renderings.content_hash(clean),
+            content_hash=renderings.content_hash(clean, turns.session_of(source)),
             summary=renderings.summary(draft.kind, clean, *args),
             micro=renderings.micro(draft.kind, clean, *args),
             redactions=found,
@@ -830,7 +832,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             raise InvalidMemory(
                 f"shared: only a project's memories go to the team store, not {scope}'s"
             )
-        content_hash = renderings.content_hash(content)
+        content_hash = renderings.content_hash(content, turns.session_of(memory.source))
         reembed = content_hash != memory.content_hash
         if (scope, content_hash) != (memory.scope, memory.content_hash):
             row = self._conn.execute(
