@@ -86,7 +86,7 @@ class VectorIndex:
                 self.pending.append(memory_id)
                 continue
             if model != self.model or len(blob) != width:
-                self.remove(memory_id)  # its earlier vector, if any, is not this row's now
+                self.remove(memory_id)  # out of search: its earlier vector, if any, is stale
                 self.pending.append(memory_id)
                 self.other_models[model] += 1
                 continue
