@@ -72,8 +72,9 @@ async def test_a_preview_keeps_no_turn_and_records_no_injection(client: Language
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_the_same_request_without_preview_keeps_its_turn(client: LanguageClient) -> None:
-    """The control: the check above would see a kept turn. (Its own words: the same text in the
-    same project is one memory, kept under the session that said it first.)"""
+    """The control: the check above would see a kept turn. (Its own words, from when the same
+    text in one project was one memory under the session that said it first; each session now
+    keeps its own.)"""
     said = SAID.replace("refund webhook", "refund callback")
     answer = as_dict(await call(client, "nous/context", {"input": said, "mode": "turn", "sessionId": "p-2"}))  # fmt: skip
     assert answer["text"]

@@ -112,6 +112,23 @@ async def test_a_session_is_forgotten_whole(client: LanguageClient) -> None:
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_forgetting_a_session_leaves_the_same_words_another_session_said(
+    client: LanguageClient,
+) -> None:
+    words = "We decided to move the audit log to its own database."
+    first = as_dict(await call(client, "nous/turn", {"sessionId": "g-1", "role": "user", "text": words}))  # fmt: skip
+    second = as_dict(await call(client, "nous/turn", {"sessionId": "g-2", "role": "user", "text": words}))  # fmt: skip
+    assert first["id"] != second["id"]
+    gone = as_dict(await call(client, "nous/forgetSession", {"sessionId": "g-1"}))
+    assert gone["forgotten"] == 2  # its turn and its note, not g-2's
+    for memory_id in [second["id"], second["notes"][0]["id"]]:
+        kept = as_dict(await call(client, "nous/expand", {"id": memory_id}))["memory"]
+        assert "audit log" in kept["content"] and kept["source"] == "chat:g-2#0"
+    startup = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "g-3"})  # fmt: skip
+    assert "audit log to its own database" in as_dict(startup)["text"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(
     ("params", "field"),
     [({"sessionId": "x", "role": "robot", "text": "hello there friend"}, "role"),

@@ -67,3 +67,64 @@ def test_questions_and_nous_own_output_are_not_kept(real_store: MemoryStore) -> 
     assert said(folder, "q", quoted, "assistant").stored is False
     both = said(folder, "q", "We decided to keep SQLite. How do we back it up?")
     assert both.stored and [n["tag"] for n in both.notes] == ["dec"]
+
+
+SAME = "We decided to ship the importer behind a feature flag."
+
+
+def test_the_same_words_in_two_sessions_are_each_sessions_own_turn(
+    real_store: MemoryStore,
+) -> None:
+    folder = Folder(real_store)
+    a = said(folder, "a", SAME)
+    b = said(folder, "b", SAME)
+    assert a.id != b.id and a.notes[0]["id"] != b.notes[0]["id"]
+    assert turns.position(real_store.get(a.id or "").source) == ("a", 0)
+    assert turns.position(real_store.get(b.id or "").source) == ("b", 0)
+    assert turns.position(real_store.get(b.notes[0]["id"]).source) == ("b", 0)
+    # within one session the same words are still one memory, confirmed
+    again = said(folder, "a", SAME)
+    assert again.id == a.id and real_store.get(a.id or "").confirmations == 1
+
+
+def test_forgetting_the_second_session_leaves_the_firsts_turn(real_store: MemoryStore) -> None:
+    folder = Folder(real_store)
+    a = said(folder, "a", SAME)
+    said(folder, "b", SAME)
+    assert capture.forget_session(folder, "b").forgotten == 2  # its turn and its note
+    assert real_store.get(a.id or "").content == SAME
+    note = real_store.get(a.notes[0]["id"])
+    assert note.status not in ("superseded", "inactive") and "feature flag" in note.content
+    assert a.notes[0]["id"] in real_store.recent_notes("project:shop")
+    assert said(Folder(real_store, Settings(capture=False)), "b", SAME).stored is False
+    assert real_store.session_rows("b", "project:shop") == []
+
+
+def test_forgetting_the_first_session_leaves_the_seconds_turn_and_note(
+    real_store: MemoryStore,
+) -> None:
+    folder = Folder(real_store)
+    said(folder, "a", SAME)
+    b = said(folder, "b", SAME)
+    assert capture.forget_session(folder, "a").forgotten == 2
+    kept = real_store.get(b.id or "")
+    assert kept.content == SAME and turns.position(kept.source) == ("b", 0)
+    note = real_store.get(b.notes[0]["id"])
+    assert note.status not in ("superseded", "inactive") and "feature flag" in note.content
+    assert b.notes[0]["id"] in real_store.recent_notes("project:shop")
+
+
+def test_a_turn_said_in_an_earlier_session_too_keeps_its_place_in_this_one(
+    real_store: MemoryStore,
+) -> None:
+    """The session window: a turn's neighbours are its own session's turns around it, and the
+    session's next turn follows it."""
+    folder = Folder(real_store)
+    said(folder, "a", "The deploy script lives in the ops folder now.")
+    said(folder, "a", SAME)
+    b0 = said(folder, "b", "The mirror moved to Frankfurt last week.")
+    b1 = said(folder, "b", SAME)
+    b2 = said(folder, "b", "The nightly job runs at three in the morning.")
+    assert (b0.index, b1.index, b2.index) == (0, 1, 2)
+    near = real_store.turn_neighbours([b1.id or ""], 1, ["project:shop"])
+    assert sorted(near[b1.id or ""]) == sorted([(b0.id, 1), (b2.id, 1)])

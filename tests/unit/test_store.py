@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from nous.errors import InvalidMemory, InvalidTransition, StoreError, UnknownMemory
-from nous.memory import migrations, tokens
+from nous.memory import migrations, renderings, tokens, turns
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
@@ -263,3 +263,32 @@ def test_four_processes_write_800_distinct_memories(tmp_path: Path) -> None:
     blobs = conn.execute("SELECT embedding FROM memories").fetchall()
     assert all(len(b[0]) == 384 * 4 for b in blobs)
     assert np.isclose(np.linalg.norm(np.frombuffer(blobs[0][0], dtype="<f4")), 1.0)
+
+
+def test_chat_rows_kept_before_are_hashed_within_their_session(tmp_path: Path) -> None:
+    """Migration 6 on a file written when the same words in two sessions were one row: the
+    session that said them still confirms its own row; another session gets its own."""
+    path = tmp_path / "old.db"
+    store = MemoryStore(path, HashEmbedder(), tokens.counter())
+    said = store.remember(
+        turns.draft("a", 0, "Ada: the cache is warmed at boot.", scope="universal")
+    )
+    with store.write() as conn:  # as the file was before migration 6
+        conn.execute(
+            "UPDATE memories SET content_hash = ? WHERE id = ?",
+            (renderings.content_hash(said.memory.content), said.memory.id),
+        )
+        conn.execute("DELETE FROM schema_migrations WHERE version = 6")
+    store.close()
+    store = MemoryStore(path, HashEmbedder(), tokens.counter())
+    try:
+        again = store.remember(
+            turns.draft("a", 5, "Ada: the cache is warmed at boot.", scope="universal")
+        )
+        assert (again.status, again.memory.id) == ("confirmed", said.memory.id)
+        other = store.remember(
+            turns.draft("b", 0, "Ada: the cache is warmed at boot.", scope="universal")
+        )
+        assert other.status == "created" and other.memory.source == "chat:b#0"
+    finally:
+        store.close()

@@ -24,7 +24,7 @@ SENTENCES = [
 
 def test_quantised_cosines_track_the_exact_ones(real_embedder: OnnxEmbedder) -> None:
     vectors = real_embedder.embed_batch(SENTENCES)
-    index = VectorIndex(real_embedder.dimension)
+    index = VectorIndex(real_embedder.dimension, real_embedder.name)
     for i, vector in enumerate(vectors):
         index.put(str(i), "project", True, vector)
     query = real_embedder.embed_batch(["which database does the order service use?"])[0]
@@ -53,9 +53,9 @@ def test_a_bulk_load_over_several_blocks_equals_single_puts(tmp_path: Path) -> N
     ids = [r.memory.id for r in store.remember_many([Draft(content=t, kind="fact") for t in texts])]
     store.close()
     conn = sqlite3.connect(tmp_path / "m.db")
-    loaded = VectorIndex(384)
+    loaded = VectorIndex(384, HashEmbedder().name)
     loaded.pull(conn)
-    single = VectorIndex(384)
+    single = VectorIndex(384, HashEmbedder().name)
     for memory_id, blob in conn.execute("SELECT id, embedding FROM memories"):
         single.put(memory_id, "project", True, blob)
     query = HashEmbedder().embed_batch(["w3 w17 w5"])[0]

@@ -1,8 +1,10 @@
 """Session continuity, the write side (SPEC §10): each chat turn the daemon sees is kept as an
 episode of its session (`memory.turns`: session id and index in the source), redacted by the
 store like every write, in the project's scope; the session notes drawn from it (`notes`) are
-kept beside it, and a later note on the same topic supersedes an earlier one. With capture off
-nothing is stored. A session can be forgotten whole."""
+kept beside it, and a later note on the same topic supersedes an earlier one. What a session
+said is its own: the same words in two sessions are two turns (and notes), so forgetting one
+session leaves the other's. With capture off nothing is stored. A session can be forgotten
+whole."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Protocol
 
 from nous.context import intent as intents
 from nous.context import notes
-from nous.memory import turns
+from nous.memory import renderings, turns
 from nous.memory.embedder import Vector
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
@@ -95,8 +97,11 @@ def _next_index(store: MemoryStore, session: str, scope: str) -> int:
 
 
 def _supersede_older(store: MemoryStore, note_id: str, scope: str) -> None:
-    """An older live note of the project on the same topic is superseded by this one."""
+    """An older live note of the project on the same topic is superseded by this one; one in
+    the same words is not (another session said it too: each keeps its own, forgotten with its
+    session, and the context shows one of them)."""
     new = store.get(note_id)
+    words = renderings.content_hash(new.content)
     vector = store.vectors([note_id]).get(note_id)
     if vector is None:
         return
@@ -104,5 +109,6 @@ def _supersede_older(store: MemoryStore, note_id: str, scope: str) -> None:
              if i != note_id and cosine >= SAME_TOPIC]  # fmt: skip
     for other in store.get_many(close).values():
         live = other.status not in ("superseded", "inactive", "retired")
-        if other.kind == "note" and live and other.created_at <= new.created_at:
+        restated = renderings.content_hash(other.content) == words
+        if other.kind == "note" and live and other.created_at <= new.created_at and not restated:
             store.supersede(other.id, note_id)

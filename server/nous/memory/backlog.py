@@ -2,6 +2,9 @@
 row and full-text entry are committed (with an empty `embedding`), and this backlog embeds such
 rows in batches on a thread with its own connection.
 
+A row whose vector another model made (`embedding_model` is not the embedder's: the model
+setting changed) is embedded again the same way: the store's index leaves it out until then.
+
 A row without a vector is searchable by text at once and by vector once its batch lands. Nothing
 is lost on a crash: the row is committed before the write returns, and a store opened later finds
 every row still without a vector (`VectorIndex.pending`) and hands it back to its backlog.
@@ -39,6 +42,8 @@ class Backlog:
     def __init__(self, path: Path, embedder: Embedder) -> None:
         self.path = path
         self._embedder = embedder
+        self._width = 4 * embedder.dimension
+        """Bytes of one of its vectors: a row whose blob has another length has none of its."""
         self._queue: deque[str] = deque()
         self._queued: set[str] = set()
         self._busy = 0
@@ -134,8 +139,8 @@ class Backlog:
         marks = ",".join("?" * len(ids))
         rows = conn.execute(
             f"SELECT id, content, content_hash FROM memories WHERE id IN ({marks}) "
-            "AND length(embedding) = 0",
-            ids,
+            "AND (length(embedding) != ? OR embedding_model != ?)",
+            (*ids, self._width, self._embedder.name),
         ).fetchall()
         if not rows:
             return 0
@@ -151,13 +156,16 @@ class Backlog:
                 # wrote its own vector, or leaves the row pending for the next pass
                 done += conn.execute(
                     "UPDATE memories SET embedding = ?, embedding_model = ?, change_seq = ? "
-                    "WHERE id = ? AND content_hash = ? AND length(embedding) = 0",
+                    "WHERE id = ? AND content_hash = ? "
+                    "AND (length(embedding) != ? OR embedding_model != ?)",
                     (
                         np.asarray(vector, dtype="<f4").tobytes(),
                         self._embedder.name,
                         change,
                         memory_id,
                         content_hash,
+                        self._width,
+                        self._embedder.name,
                     ),
                 ).rowcount
             conn.execute("COMMIT")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from nous.memory import renderings, turns
+
 MIGRATIONS: list[tuple[int, str, str]] = [
     (
         1,
@@ -252,6 +254,24 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        6,
+        "what a chat session said is its own: chat rows hashed within their session",
+        # The same words said in two sessions were one row under the first session's source:
+        # forgetting the second left them behind, forgetting the first took them from the
+        # second, and the second's turn window had a hole. A chat row's content hash now
+        # includes its session (`renderings.content_hash`, `turns.session_of`); the rows kept
+        # before are hashed that way too, so a session repeating itself still confirms its own
+        # row. (Which other sessions had said a row's words was never recorded: those stay
+        # with the first.) A range on the source index: no other row is read.
+        """
+        UPDATE memories SET content_hash = nous_content_hash(content, source)
+        WHERE source >= 'chat:' AND source < 'chat;';
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 
@@ -271,6 +291,7 @@ def apply(conn: sqlite3.Connection, applied_at: str) -> list[int]:
     """
     done = []
     version = current_version(conn)
+    conn.create_function("nous_content_hash", 2, _content_hash, deterministic=True)
     for number, name, sql in MIGRATIONS:
         if number <= version:
             continue
@@ -282,6 +303,11 @@ def apply(conn: sqlite3.Connection, applied_at: str) -> list[int]:
         )
         done.append(number)
     return done
+
+
+def _content_hash(content: str, source: str) -> str:
+    """The hash a row's content is stored under (`MemoryStore` writes it the same way)."""
+    return renderings.content_hash(content, turns.session_of(source))
 
 
 def _statements(sql: str) -> list[str]:

@@ -36,9 +36,13 @@ def normalise(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def content_hash(text: str) -> str:
-    """Hash of the text with case, punctuation runs and whitespace folded away."""
+def content_hash(text: str, session: str | None = None) -> str:
+    """Hash of the text with case, punctuation runs and whitespace folded away; with `session`
+    (what a chat session said: `turns.session_of` its source), of the text within that session,
+    so the same words said in two sessions are two memories, each forgotten with its session."""
     folded = re.sub(r"[\W_]+", " ", normalise(text).casefold()).strip()
+    if session is not None:
+        folded += "\x00" + session
     return hashlib.sha256(folded.encode("utf-8")).hexdigest()
 
 

@@ -2,7 +2,9 @@
 
 Every write is one short `BEGIN IMMEDIATE` transaction (embedding and secret scanning happen
 before it opens), so several processes can share a file without lost or duplicated rows. The same
-normalised text written twice in one scope is a confirmation of the first row, never a second one.
+normalised text written twice in one scope is a confirmation of the first row, never a second one;
+what a chat session said (`memory.turns`) is deduplicated within that session only, so each session
+keeps its own turns and notes and forgetting one session never takes another's.
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             raise StoreError(f"cannot open memory database {path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot create memory database {path}: {exc.strerror}") from exc
-        self._index = VectorIndex(embedder.dimension)
+        self._index = VectorIndex(embedder.dimension, embedder.name)
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
@@ -143,8 +145,29 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         """The team store (SPEC §13), attached by the engine when one is configured: its search
         adds candidates, and the team memories it found answer `get_many` and `vectors` too."""
         self._index.sync(self._conn)
+        self._report_other_models()
         if self._backlog is not None:
             self._backlog.add(self._index.pending)
+
+    def _report_other_models(self) -> None:
+        """Say so when the file holds vectors another model made (the `embedding_model`
+        setting changed, or another version wrote them): they are left out of vector search
+        and, in a deferring store, re-embedded in the background; found by text meanwhile.
+        What the index's first load found: no extra read of the table."""
+        found = self._index.other_models
+        if not found:
+            return
+        models = ", ".join(f"{n} by {model}" for model, n in found.most_common())
+        then = (
+            "re-embedding them in the background"
+            if self._backlog is not None
+            else "a daemon (which defers vectors) re-embeds them"
+        )
+        log.warning(
+            "%s: %d memories have vectors of another model (%s), not of %s: %s; they are "
+            "found by text meanwhile",
+            self.path, found.total(), models, self._embedder.name, then,
+        )  # fmt: skip
 
     def close(self) -> None:
         """Close. Deferred vectors still pending are finished by the backlog's own thread and
@@ -275,7 +298,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             draft=draft,
             scope=draft.scope or "universal",
             content=clean,
-            content_hash=renderings.content_hash(clean),
+            content_hash=renderings.content_hash(clean, turns.session_of(source)),
             summary=renderings.summary(draft.kind, clean, *args),
             micro=renderings.micro(draft.kind, clean, *args),
             redactions=found,
@@ -551,10 +574,12 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for memory_id, content, blob in self._conn.execute(
-                f"SELECT id, content, embedding FROM memories WHERE id IN ({marks})", chunk
+            for memory_id, content, blob, model in self._conn.execute(
+                f"SELECT id, content, embedding, embedding_model FROM memories "
+                f"WHERE id IN ({marks})",
+                chunk,
             ):
-                if blob:
+                if model == self._embedder.name and len(blob) == 4 * self.dimension:
                     out[memory_id] = np.frombuffer(blob, dtype="<f4")
                 else:
                     pending.append((memory_id, content))
@@ -576,10 +601,11 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         return len(self._index)
 
     def all_vectors(self) -> npt.NDArray[np.float32]:
-        """Every stored vector as one (N, d) float32 matrix, read from the database (rows whose
-        vector is still pending are left out)."""
+        """Every stored vector of the store's model as one (N, d) float32 matrix, read from the
+        database (rows whose vector is still pending or another model's are left out)."""
         rows = self._conn.execute(
-            "SELECT embedding FROM memories WHERE length(embedding) > 0"
+            "SELECT embedding FROM memories WHERE length(embedding) > 0 AND embedding_model = ?",
+            (self._embedder.name,),
         ).fetchall()
         matrix = np.frombuffer(b"".join(r[0] for r in rows), dtype="<f4")
         return matrix.reshape(len(rows), self.dimension).astype(np.float32)
@@ -816,7 +842,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             raise InvalidMemory(
                 f"shared: only a project's memories go to the team store, not {scope}'s"
             )
-        content_hash = renderings.content_hash(content)
+        content_hash = renderings.content_hash(content, turns.session_of(memory.source))
         reembed = content_hash != memory.content_hash
         if (scope, content_hash) != (memory.scope, memory.content_hash):
             row = self._conn.execute(

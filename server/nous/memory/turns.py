@@ -1,6 +1,7 @@
 """Chat turns as episodes (SPEC §10): a turn's session and its index in the session live in its
 source, `chat:<session>#<index>`, so retrieval can score a turn together with its neighbours
-(evidence in a conversation clusters) and a session can be forgotten whole."""
+(evidence in a conversation clusters) and a session can be forgotten whole. What a session said
+is its own: the same words said in another session are another memory (`session_of`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ def position(source_: str) -> tuple[str, int] | None:
     if not sep or not session or not index.lstrip("-").isdigit():
         return None
     return session, int(index)
+
+
+def session_of(source_: str) -> str | None:
+    """The chat session a source names (a turn's, or a note drawn from it), None for any other
+    source: what a session said is its own, deduplicated within the session only."""
+    at = position(source_)
+    return None if at is None else at[0]
 
 
 def is_turn(memory: Memory) -> bool:

@@ -8,11 +8,17 @@ multiplies by the query (BLAS): as fast as one float32 product, without a float 
 It mirrors the `memories` table. Before answering, `sync` asks SQLite whether any other
 connection committed (`PRAGMA data_version`); if so it pulls only rows whose `change_seq` moved
 and drops tombstoned ids, so a second editor window's writes are seen without a full reload.
+
+It holds the vectors of one model only: a row whose vector another model made (its
+`embedding_model`; a settings change, a store written by another version) is left out and listed
+as pending like a row with no vector yet, so a query vector is never compared with another
+model's (their cosines mean nothing). The store's backlog re-embeds such rows.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
@@ -37,10 +43,11 @@ def quantise(vector: Matrix) -> tuple[npt.NDArray[np.int8], float]:
 
 
 class VectorIndex:
-    """Rows of (id, scope, excluded?, vector) with a growable matrix."""
+    """Rows of (id, scope, excluded?, vector) with a growable matrix, all of `model`."""
 
-    def __init__(self, dimension: int) -> None:
+    def __init__(self, dimension: int, model: str) -> None:
         self.dimension = dimension
+        self.model = model
         self._matrix = np.zeros((1024, dimension), dtype=np.int8)
         self._scale = np.zeros(1024, dtype=np.float32)
         self._size = 0
@@ -53,7 +60,11 @@ class VectorIndex:
         self._data_version: int | None = None
         self.pending: list[str] = []
         """Ids of rows the last pull found without a vector yet (written with their vector to
-        come: `memory.backlog`); they are searchable by text only until it lands."""
+        come: `memory.backlog`) or with another model's vector; they are searchable by text
+        only until theirs lands."""
+        self.other_models: Counter[str] = Counter()
+        """{model: rows} of the rows the last pull found with another model's vector (among
+        `pending`)."""
 
     def __len__(self) -> int:
         return int(self._live[: self._size].sum())
@@ -71,6 +82,7 @@ class VectorIndex:
     def pull(self, conn: sqlite3.Connection) -> bool:
         """Apply rows and tombstones newer than `change_seq` (also after this process's writes)."""
         self.pending = []
+        self.other_models = Counter()
         top = int(
             conn.execute("SELECT value FROM counters WHERE name = 'change_seq'").fetchone()[0]
         )
@@ -83,13 +95,20 @@ class VectorIndex:
         ).fetchone()
         self._reserve(self._size + int(count))
         rows = conn.execute(
-            "SELECT id, scope, kind, status, embedding FROM memories WHERE change_seq > ?",
+            "SELECT id, scope, kind, status, embedding, embedding_model FROM memories "
+            "WHERE change_seq > ?",
             (self.change_seq,),
         )
+        width = self.dimension * 4
         batch: list[tuple[str, str, bool, bytes]] = []
-        for memory_id, scope, kind, status, blob in rows:
+        for memory_id, scope, kind, status, blob, model in rows:
             if not blob:
                 self.pending.append(memory_id)
+                continue
+            if model != self.model or len(blob) != width:
+                self.remove(memory_id)  # out of search: its earlier vector, if any, is stale
+                self.pending.append(memory_id)
+                self.other_models[model] += 1
                 continue
             batch.append((memory_id, scope, not lifecycle.is_excluded(kind, status), blob))
             if len(batch) == LOAD_ROWS:
