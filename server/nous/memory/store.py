@@ -26,7 +26,7 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import fts, lifecycle, migrations, renderings, secrets, turns
+from nous.memory import fts, lifecycle, migrations, renderings, secrets, snapshot, turns
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.model import (
@@ -126,11 +126,13 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             with self.write():
                 migrations.apply(self._conn, now())
+                key = snapshot.store_key(self._conn)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open memory database {path}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot create memory database {path}: {exc.strerror}") from exc
-        self._index = VectorIndex(embedder.dimension, embedder.name)
+        self._saved = None if str(path) == ":memory:" else snapshot.path_for(self.path)
+        self._index = VectorIndex(embedder.dimension, embedder.name, self._saved, key)
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
@@ -177,7 +179,16 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             self.team.close()
         if self._backlog is not None:
             self._backlog.close()
+        self.save_snapshot()
         self._conn.close()
+
+    def save_snapshot(self) -> None:
+        """Keep a large vector index beside the file for the next process to open
+        (`memory.snapshot`; only when it moved on since the last one). Never raises."""
+        try:
+            self._index.save(self._conn)
+        except sqlite3.Error as exc:
+            log.info("vector snapshot not written: %s", exc)
 
     def wait_embedded(self, timeout: float | None = None) -> bool:
         """Block until the vectors this store deferred are stored and in its index (at once
@@ -449,6 +460,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
                 self._next_change()
                 self._conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
                 self._conn.execute("DELETE FROM usage WHERE memory_id = ?", (memory_id,))
+                if self._saved is not None:  # it may hold this row's vector: made again later
+                    snapshot.drop(self._saved)
             else:
                 target = lifecycle.on_forget(memory.kind, memory.status)
                 self._set_status(memory, target, "forgotten")

@@ -20,11 +20,12 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from nous.memory import lifecycle
+from nous.memory import lifecycle, snapshot
 
 Matrix = npt.NDArray[np.float32]
 
@@ -45,8 +46,16 @@ def quantise(vector: Matrix) -> tuple[npt.NDArray[np.int8], float]:
 class VectorIndex:
     """Rows of (id, scope, excluded?, vector) with a growable matrix, all of `model`."""
 
-    def __init__(self, dimension: int, model: str) -> None:
+    def __init__(self, dimension: int, model: str, saved: Path | None = None, key: int = 0) -> None:
+        """`saved`: where this database's snapshot is kept (`memory.snapshot`), `key` the
+        database's own; none for a database in memory."""
         self.dimension = dimension
+        self._saved = saved
+        self._key = key
+        self._missing: set[str] = set()
+        """Rows seen without a vector of this model (a snapshot keeps them, to re-check)."""
+        self._unsaved = 0
+        """Rows changed since the snapshot was read or written."""
         self.model = model
         self._matrix = np.zeros((1024, dimension), dtype=np.int8)
         self._scale = np.zeros(1024, dtype=np.float32)
@@ -86,8 +95,9 @@ class VectorIndex:
         top = int(
             conn.execute("SELECT value FROM counters WHERE name = 'change_seq'").fetchone()[0]
         )
+        restored = self._size == 0 and self.change_seq == 0 and self._restore(conn, top)
         if top == self.change_seq:
-            return False
+            return restored
         # sized once and streamed: at 100k, fetching every row first held ~150 MB of blobs at
         # once, and the matrix doubling to 131,072 rows another ~50 MB (both stayed resident)
         (count,) = conn.execute(
@@ -102,12 +112,15 @@ class VectorIndex:
         width = self.dimension * 4
         batch: list[tuple[str, str, bool, bytes]] = []
         for memory_id, scope, kind, status, blob, model in rows:
+            self._unsaved += 1
             if not blob:
                 self.pending.append(memory_id)
+                self._missing.add(memory_id)
                 continue
             if model != self.model or len(blob) != width:
                 self.remove(memory_id)  # out of search: its earlier vector, if any, is stale
                 self.pending.append(memory_id)
+                self._missing.add(memory_id)
                 self.other_models[model] += 1
                 continue
             batch.append((memory_id, scope, not lifecycle.is_excluded(kind, status), blob))
@@ -118,14 +131,72 @@ class VectorIndex:
         for (memory_id,) in conn.execute(
             "SELECT memory_id FROM tombstones WHERE change_seq > ?", (self.change_seq,)
         ):
-            self.remove(memory_id)
+            self.remove(memory_id, gone=True)
+            self._unsaved += 1
         self.change_seq = top
         return True
+
+    # -- the snapshot beside the database (memory.snapshot) --------------------------------------
+
+    def _restore(self, conn: sqlite3.Connection, top: int) -> bool:
+        """Start from the saved snapshot when there is a valid one; the pull goes on from its
+        sequence. The rows it had without a vector of this model are looked at again."""
+        if self._saved is None:
+            return False
+        snap = snapshot.load(self._saved, self._key, self.model, self.dimension, top)
+        if snap is None:
+            return False
+        n = len(snap.ids)
+        self._reserve(n)
+        self._matrix[:n] = snap.matrix
+        self._scale[:n] = snap.scale
+        self._scope_code[:n] = snap.scope_code
+        self._live[:n] = snap.live
+        self._ids = list(snap.ids)
+        self._row = {memory_id: i for i, memory_id in enumerate(self._ids)}
+        self._scopes = {scope: i for i, scope in enumerate(snap.scopes)}
+        self._size = n
+        self.change_seq = snap.change_seq
+        width = self.dimension * 4
+        for start in range(0, len(snap.missing), 500):
+            chunk = snap.missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for memory_id, model, length, seq in conn.execute(
+                "SELECT id, embedding_model, length(embedding), change_seq FROM memories "
+                f"WHERE id IN ({marks})",
+                chunk,
+            ):
+                if seq > self.change_seq:
+                    continue  # changed since: the pull reads it
+                self._missing.add(memory_id)
+                self.pending.append(memory_id)
+                if length and (model != self.model or length != width):
+                    self.other_models[model] += 1
+        return True
+
+    def save(self, conn: sqlite3.Connection) -> None:
+        """Write the snapshot when the index is large and has moved on since the last one
+        (`snapshot.MIN_ROWS`, `STALE_ROWS`); in step with the table first, so every row
+        deleted by then is zeroed."""
+        if self._saved is None:
+            return
+        self.sync(conn)
+        if self._size < snapshot.MIN_ROWS or self._unsaved < snapshot.STALE_ROWS:
+            return
+        n = self._size
+        scopes = sorted(self._scopes, key=self._scopes.__getitem__)
+        state = snapshot.Snapshot(
+            self.change_seq, self._ids[:n], scopes, self._scope_code[:n], self._live[:n],
+            self._scale[:n], self._matrix[:n], sorted(self._missing),
+        )  # fmt: skip
+        snapshot.save(self._saved, self._key, self.model, state)
+        self._unsaved = 0
 
     def put(self, memory_id: str, scope: str, live: bool, blob: bytes | Matrix) -> None:
         vector = np.frombuffer(blob, dtype="<f4") if isinstance(blob, bytes) else blob
         row = self._place(memory_id, scope, live)
         self._matrix[row], self._scale[row] = quantise(vector)
+        self._missing.discard(memory_id)
 
     def _put_many(self, batch: list[tuple[str, str, bool, bytes]]) -> None:
         """`put` for a block of stored rows, quantised together (one numpy pass, not one each:
@@ -140,6 +211,8 @@ class VectorIndex:
         rows = [self._place(memory_id, scope, live) for memory_id, scope, live, _ in batch]
         self._matrix[rows] = quantised
         self._scale[rows] = scales
+        if self._missing:
+            self._missing.difference_update(memory_id for memory_id, *_ in batch)
 
     def _place(self, memory_id: str, scope: str, live: bool) -> int:
         """The row of `memory_id` (a new one at the end if it has none), scope and state set."""
@@ -155,10 +228,17 @@ class VectorIndex:
         self._live[row] = live
         return row
 
-    def remove(self, memory_id: str) -> None:
+    def remove(self, memory_id: str, gone: bool = False) -> None:
+        """Out of search; `gone` (the row was deleted): its vector is zeroed too, so no
+        snapshot written later keeps it."""
         row = self._row.get(memory_id)
         if row is not None:
             self._live[row] = False
+            if gone:
+                self._matrix[row] = 0
+                self._scale[row] = 0.0
+        if gone:
+            self._missing.discard(memory_id)
 
     def _reserve(self, rows: int) -> None:
         """Room for `rows` rows: a bulk load gets what it needs and 1/16 more, a row that does
@@ -213,5 +293,5 @@ class VectorIndex:
         return {
             i: self._matrix[row].astype(np.float32) * self._scale[row]
             for i in ids
-            if (row := self._row.get(i)) is not None
+            if (row := self._row.get(i)) is not None and self._scale[row] != 0  # 0: deleted
         }
