@@ -35,7 +35,7 @@ def test_neighbours_are_the_same_sessions_live_turns_within_reach(real_store: Me
     b = _session(real_store, "b", [f"turn {i} of session b on matter {i}" for i in range(3)])
     near = real_store.turn_neighbours([a[2], b[0]], 2, SCOPES)
     assert sorted(near[a[2]], key=lambda p: p[0]) == sorted(
-        [(a[0], 2), (a[1], 1), (a[3], 1), (a[4], 2)], key=lambda p: p[0]
+        [(a[0], -2), (a[1], -1), (a[3], 1), (a[4], 2)], key=lambda p: p[0]
     )
     assert sorted(near[b[0]]) == sorted([(b[1], 1), (b[2], 2)])
     real_store.forget(a[3])  # a forgotten turn is no neighbour
@@ -84,3 +84,40 @@ def test_every_candidate_is_scored_on_both_signals(real_store: MemoryStore) -> N
     found = search.hybrid(real_store, query, real_store.embed(query), SCOPES, depth=5)
     assert len(found.cosine) > 5  # the vector top-5 and the FTS top-5 differ …
     assert all(found.lexical[i] > 0 for i in found.cosine)  # … yet every candidate has a BM25
+
+
+def test_a_turn_ends_by_asking_when_its_last_sentence_mark_is_a_question_mark() -> None:
+    assert turns.asks('Bo said, "Nice! Where are you going?" (8 May 2023)')
+    assert turns.asks("Why does main.py fail on import?")
+    assert not turns.asks("Where to? Lisbon, for ten days.")
+    assert not turns.asks('Ada said, "Lisbon!" (8 May 2023)')
+    assert not turns.asks("no marks at all")
+
+
+def test_the_answer_outranks_the_question_that_asked_for_it(real_store: MemoryStore) -> None:
+    """The question turn holds every word of the query; the reply ("Lisbon") holds none. The
+    asking turn lends its score to its answer (`Window.answer`) and is itself taken at
+    `Window.asking`: the answer comes first (the plain ±1 window ranked the question first)."""
+    _session(real_store, "s1", [
+        "Ada: Morning! I'm back home.",
+        "Bo: Where did you go on the summer trip with your sister?",
+        "Ada: Lisbon, for ten days in July.",
+        "Bo: Sounds lovely.",
+    ])  # fmt: skip
+    _session(real_store, "s2", [f"Ada: the bakery sells sourdough, loaf {i}" for i in range(5)])
+    query = "Where did Ada go on the summer trip with her sister?"
+    vector = real_store.embed(query)
+    rows = {m.content: m.id for m in real_store.get_many(
+        [i for i, _ in search.ranked(real_store, query, SCOPES, k=20, vector=vector)]
+    ).values()}  # fmt: skip
+    asked = rows["Bo: Where did you go on the summer trip with your sister?"]
+    answer = next(i for text, i in rows.items() if "Lisbon" in text)
+
+    def order(window: search.Window) -> list[str]:
+        found = search.ranked(real_store, query, SCOPES, k=20, vector=vector, window=window)
+        return [i for i, _ in found]
+
+    now = order(search.Window())
+    assert now.index(answer) < now.index(asked)
+    before = order(search.Window(answer=0.7, asking=1.0))  # every neighbour lends at `near`
+    assert before.index(asked) < before.index(answer)

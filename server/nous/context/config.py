@@ -42,6 +42,8 @@ class Scoring(Strict):
     window_near: float = Field(ge=0)
     window_far: float = Field(ge=0)
     window_widen: int = Field(ge=0)
+    window_answer: float = Field(ge=0)
+    window_asking: float = Field(ge=0, le=1)
     dedup_conversation_cosine: float = Field(ge=0, le=1)
     dedup_conversation_jaccard: float = Field(ge=0, le=1)
     paraphrase_containment: float = Field(ge=0, le=1)

@@ -68,7 +68,9 @@ def _semantic(
     """({id: cosine}, {id: relative BM25}, {chat turn id: windowed blend}) of the candidates."""
     sc = config.scoring
     found = search.hybrid(store, query, query_vec, scopes, sc.candidates, exclude)
-    window = search.Window(sc.window_near, sc.window_far, sc.window_widen)
+    window = search.Window(
+        sc.window_near, sc.window_far, sc.window_widen, sc.window_answer, sc.window_asking
+    )
     turns = search.windowed(store, found, query_vec, scopes, sc.semantic_cosine_share,
                             window)  # fmt: skip
     return found.cosine, found.lexical, turns

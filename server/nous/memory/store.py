@@ -671,25 +671,36 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
     def turn_neighbours(
         self, ids: Sequence[str], reach: int, scopes: Sequence[str] | None = None
     ) -> dict[str, list[tuple[str, int]]]:
-        """{id: [(neighbour id, distance)]} for the chat turns among `ids`: the live turns of the
-        same session at most `reach` positions away (`memory.turns`)."""
+        """{id: [(neighbour id, step)]} for the chat turns among `ids`: the live turns of the
+        same session at most `reach` positions away (`memory.turns`), `step` the neighbour's
+        index less the turn's (−1: the turn before it)."""
+        return self.turn_window(ids, reach, scopes)[0]
+
+    def turn_window(
+        self, ids: Sequence[str], reach: int, scopes: Sequence[str] | None = None
+    ) -> tuple[dict[str, list[tuple[str, int]]], frozenset[str]]:
+        """(`turn_neighbours`, the turns among them and `ids` that end by asking: `turns.asks`,
+        read from the rows the neighbours are found with)."""
         wanted: dict[str, list[tuple[str, int]]] = {}
+        asking: set[str] = set()
         for start in range(0, len(ids), 500):
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            for memory_id, source in self._conn.execute(
+            for memory_id, source, content in self._conn.execute(
                 # `+kind`: by id, not by the kind index (a quarter of the table at 100k)
-                f"SELECT id, source FROM memories WHERE id IN ({marks}) AND +kind = 'episode' "
-                "AND source LIKE 'chat:%'",
+                f"SELECT id, source, content FROM memories WHERE id IN ({marks}) "
+                "AND +kind = 'episode' AND source LIKE 'chat:%'",
                 chunk,
             ):
                 at = turns.position(source)
                 if at is None:
                     continue
+                if turns.asks(content):
+                    asking.add(memory_id)
                 for step in range(-reach, reach + 1):
                     if step:
                         near = turns.source(at[0], at[1] + step)
-                        wanted.setdefault(near, []).append((memory_id, abs(step)))
+                        wanted.setdefault(near, []).append((memory_id, step))
         out: dict[str, list[tuple[str, int]]] = {}
         sources = list(wanted)
         where = f"+status NOT IN ({','.join('?' * len(EXCLUDED_STATUSES))})"
@@ -700,16 +711,18 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         for start in range(0, len(sources), 500):
             chunk = sources[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for near_id, source in self._conn.execute(
+            for near_id, source, content in self._conn.execute(
                 # by source (`+`: not by the kind or scope indexes)
-                f"SELECT id, source FROM memories WHERE source IN ({marks}) "
+                f"SELECT id, source, content FROM memories WHERE source IN ({marks}) "
                 f"AND +kind = 'episode' AND {where}",
                 (*chunk, *extra),
             ):
-                for memory_id, distance in wanted[source]:
+                if turns.asks(content):
+                    asking.add(near_id)
+                for memory_id, step in wanted[source]:
                     if near_id != memory_id:
-                        out.setdefault(memory_id, []).append((near_id, distance))
-        return out
+                        out.setdefault(memory_id, []).append((near_id, step))
+        return out, frozenset(asking)
 
     def session_rows(self, session: str, scope: str) -> list[tuple[str, str, str]]:
         """(id, kind, source) of what a chat session left in `scope`: its turns and the notes

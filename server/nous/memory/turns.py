@@ -35,6 +35,15 @@ def session_of(source_: str) -> str | None:
     return None if at is None else at[0]
 
 
+def asks(content: str) -> bool:
+    """The turn ends by asking: the last of its sentence marks (. ! ?) is a question mark (a
+    trailing note such as a date in brackets does not count). It hands the word to the other
+    speaker: the answer is in the next turn more often than in this one (retrieval scores it so,
+    `search.Window`)."""
+    last = content.rfind("?")
+    return last >= 0 and last > content.rfind(".") and last > content.rfind("!")
+
+
 def is_turn(memory: Memory) -> bool:
     """A kept chat turn (not a note drawn from one, not a harvested or remembered memory)."""
     return memory.kind == "episode" and position(memory.source or "") is not None
