@@ -98,6 +98,13 @@ class Engine:
         if store is not None:
             store.close()
 
+    def save_snapshot(self) -> None:
+        """Keep the store's vector index beside its file, if the store was opened (a process
+        that ends without closing it: the daemon's exit)."""
+        store = self.__dict__.get("store")
+        if store is not None:
+            store.save_snapshot()
+
     def set_language(self, language: str) -> None:
         """The language of the file being edited: it leads the detected ones from now on."""
         self.active_language = language

@@ -127,4 +127,4 @@ def test_a_turn_said_in_an_earlier_session_too_keeps_its_place_in_this_one(
     b2 = said(folder, "b", "The nightly job runs at three in the morning.")
     assert (b0.index, b1.index, b2.index) == (0, 1, 2)
     near = real_store.turn_neighbours([b1.id or ""], 1, ["project:shop"])
-    assert sorted(near[b1.id or ""]) == sorted([(b0.id, 1), (b2.id, 1)])
+    assert sorted(near[b1.id or ""]) == sorted([(b0.id, -1), (b2.id, 1)])  # signed steps

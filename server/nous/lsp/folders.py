@@ -127,9 +127,7 @@ class Folders:
         """Each open store keeps its vector index beside its file for the next start (store
         thread)."""
         for engine in self.engines.values():
-            store = engine.__dict__.get("store")
-            if store is not None:
-                store.save_snapshot()
+            engine.save_snapshot()
 
     def _mark_ready(self) -> None:
         for engine in self.engines.values():
