@@ -151,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.from_json:
         data: dict[str, Any] = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        data["targets"] = report.targets(data)  # the targets as this version states them
     else:
         try:
             data = bench(args)

@@ -39,6 +39,16 @@ def targets(data: dict[str, Any]) -> list[dict[str, Any]]:
                 )
             )
     for row in data["sizes"]:
+        ratio = row.get("ratio")
+        out.append(
+            _target(
+                f"context turn p50 / sum of floors, {_k(row['size'])}",
+                "≤ 3",  # issue 15's row: the pipeline's own work over the irreducible pieces
+                ratio,
+                None if ratio is None else ratio <= 3,
+            )
+        )
+    for row in data["sizes"]:
         daemon = _daemon_cold(row)
         out.append(
             _target(
