@@ -171,3 +171,38 @@ def test_changes_made_while_the_watch_is_still_arming_are_not_lost(tmp_path: Pat
         assert any("AGENTS.md" in batch for batch in seen)
     finally:
         watcher.stop()
+
+
+def test_changes_made_while_a_restarted_watch_is_arming_are_not_lost(tmp_path: Path) -> None:
+    """A top-level folder that comes or goes restarts the tree watch: the reconciliation before
+    it runs at once, the new watch arms later (later still on a busy machine); a file written in
+    between must still reach the index, long before the periodic rescan."""
+    from watchfiles import watch as real_watch
+
+    tree(tmp_path)
+    seen: list[set[str]] = []
+    generations: list[int] = []
+    arming = threading.Event()
+
+    def slow_to_rearm(*paths: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        if kwargs.get("recursive"):
+            generations.append(1)
+            if len(generations) > 1:  # a restarted generation: not armed for a while
+                arming.set()
+                time.sleep(1.5)
+        yield from real_watch(*paths, **kwargs)  # type: ignore[arg-type]
+
+    watcher = Watcher(
+        tmp_path, seen.append, debounce_ms=100, rescan_seconds=3600, watch=slow_to_rearm
+    )
+    watcher.start()
+    try:
+        assert wait_for(lambda: watcher.mode == "watching", 5)
+        time.sleep(2.5)  # past the start's own early reconciliation
+        watcher._restart.set()  # as a top-level folder coming or going does
+        assert arming.wait(10)
+        (tmp_path / "src" / "pkg" / "late.py").write_text("x = 1\n")
+        assert wait_for(lambda: "src/pkg/late.py" in watcher.index, 10)
+        assert any("src/pkg/late.py" in batch for batch in seen)
+    finally:
+        watcher.stop()

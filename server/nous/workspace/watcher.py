@@ -133,12 +133,27 @@ class Watcher:
             self._roots = set(roots)
             if not first:
                 self._emit(self.reconcile())
+                self._settle_later()  # and again once the new watches are armed
             first = False
             if not roots:
                 self._either.wait(1.0)
                 continue
             if not self._run_watch(roots, True, stop_event=self._either):
                 return
+
+    def _settle_later(self) -> None:
+        """One reconciliation SETTLE_SECONDS from now: a restarted watch is armed a moment after
+        the reconciliation that precedes it (later on a busy machine), and a file written in
+        between gave no event (the rename storm of `nous bench --watcher` on a busy CI clone:
+        the index stayed short of a fresh walk until the 5-minute rescan)."""
+
+        def settle() -> None:
+            if not self._stop.is_set():
+                self._emit(self.reconcile())
+
+        timer = threading.Timer(SETTLE_SECONDS, settle)
+        timer.daemon = True
+        timer.start()
 
     def _run_watch(self, paths: list[str], recursive: bool, stop_event: Any = None) -> bool:
         """Watch until stopped; False when watching is unavailable (then rescans take over)."""
