@@ -172,7 +172,11 @@ def test_smoke_locomo(data_root: Path, tmp_path: Path) -> None:
         for values in cat["systems"].values():
             _in_unit(values)
     assert out["nousPipeline"]["B500"]["meanTokens"] <= 500
-    assert "### LoCoMo, development split" in docs.read_text()
+    text = docs.read_text()
+    assert "### LoCoMo, development split" in text
+    assert "**Nous by category: R@5, R@10, R@25, in 500 and 2,000 tokens**" in text
+    for label in ("| R@5 |", "| R@25 |", "| in 2,000 tokens |"):
+        assert label in text
 
 
 def test_smoke_scifact(data_root: Path, tmp_path: Path) -> None:

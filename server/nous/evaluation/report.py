@@ -114,6 +114,20 @@ def locomo_tables(data: dict[str, Any]) -> list[tuple[str, Table]]:
             + [f"{categories[c][1]}" if c in categories else "" for c in cats]
         )
         out.append(("R@10 by category", (head2, rows)))
+        if all("nous" in v["systems"] for v in cats.values()):
+            head3 = ["nous by category"] + [f"{c} ({v['n']})" for c, v in cats.items()]
+            rows = [
+                [label] + [_pct(v["systems"]["nous"].get(metric)) for v in cats.values()]
+                for metric, label in (
+                    ("R@5", "R@5"),
+                    ("R@10", "R@10"),
+                    ("R@25", "R@25"),
+                    ("B500", "in 500 tokens"),
+                    ("B2000", "in 2,000 tokens"),
+                )
+            ]
+            title = "Nous by category: R@5, R@10, R@25, in 500 and 2,000 tokens"
+            out.append((title, (head3, rows)))
     return out
 
 
