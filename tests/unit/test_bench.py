@@ -129,6 +129,21 @@ def test_smoke_docs_section_keeps_the_rest(smoke: dict[str, Any]) -> None:
     assert "### Warm latency" in docs and "### Targets" in docs
 
 
+def test_an_unknown_repository_is_refused_before_any_work(tmp_path: Path) -> None:
+    from nous.evaluation import data
+
+    try:
+        data.repos_dir(data.data_dir())
+    except data.EvalDataError:
+        pytest.skip("the evaluation set is not beside the checkout")
+    command = [sys.executable, "-m", "nous", "bench", "--sizes", "200", "--repos", "nope",
+               "--keep", str(tmp_path / "kept")]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode != 0 and "--repos: unknown nope" in done.stderr
+    assert not (tmp_path / "kept").exists()  # refused before building anything
+
+
 def test_update_docs_replaces_only_its_section_and_keeps_the_analysis(tmp_path: Path) -> None:
     path = tmp_path / "b.md"
     report.update_docs(path, f"first\n{report.NOTES_START}\n{report.NOTES_END}")

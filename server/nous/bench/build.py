@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nous.bench.corpus import Corpus, Spec
-from nous.memory import renderings, secrets
+from nous.memory import renderings, secrets, snapshot
 from nous.memory.embedder import Embedder
 from nous.memory.store import MemoryStore
 from nous.memory.tokens import TokenCounter
@@ -118,6 +118,13 @@ class LookupEmbedder(Embedder):
             self.misses += len(missing)
             out[missing] = self.real.embed_batch([texts[r] for r in missing])
         return out
+
+
+def fresh_database(db: Path) -> None:
+    """Remove a database a kept folder (`--keep`) holds from the last run: the file, its WAL
+    files and its vector snapshot."""
+    for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), snapshot.path_for(db)):
+        path.unlink(missing_ok=True)
 
 
 @dataclass

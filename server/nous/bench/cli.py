@@ -218,6 +218,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     unknown = skip - {"cold", "stdio", "harvest", "repos"}
     if unknown:
         raise SystemExit(f"nous bench: error: unknown --skip part(s): {', '.join(sorted(unknown))}")
+    repo_names = [n.strip() for n in args.repos.split(",") if n.strip()]
+    if "repos" not in skip:
+        repos.check(repo_names)
     overrides = {"encoding": args.encoding} if getattr(args, "encoding", None) else {}
     encoding = Settings(**overrides).encoding
     counter = tokens.counter(encoding)
@@ -260,8 +263,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     try:
         for size in args.sizes:
             db = root / f"bench-{size}.db"
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            build.fresh_database(db)
             load_before = machine.load()
             _say(f"{size:,}: building the memory set")
             built = build.build(
@@ -322,8 +324,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             )
         if "repos" not in skip:
             _say("harvest of the evaluation repositories")
-            names = [n.strip() for n in args.repos.split(",") if n.strip()] or None
-            data["repos"] = repos.measure(root, real, names)
+            data["repos"] = repos.measure(root, real, repo_names or None)
         if args.watcher:
             from nous.bench import watch
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nous.bench import corpus
+from nous.bench import build, corpus
 from nous.engine import Engine
 from nous.memory.embedder import Embedder
 from nous.settings import Settings
@@ -146,8 +146,7 @@ def measure(
     ws = make_workspace(root, rules, adrs, sections, commits)
     setup = time.perf_counter() - started
     db = root / "harvest.db"
-    for suffix in ("", "-wal", "-shm"):  # a kept folder (--keep) holds the last run's database
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    build.fresh_database(db)
     engine = Engine(Settings(db=db), ws, embedder=embedder)
     engine.defer_vectors = True  # as the daemon harvests: answers come before the vectors
     try:

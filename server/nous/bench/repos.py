@@ -12,38 +12,58 @@ import time
 from pathlib import Path
 from typing import Any
 
+from nous.bench import build
 from nous.context import chat
 from nous.engine import Engine
 from nous.evaluation import data as eval_data
+from nous.evaluation import repos
 from nous.memory.embedder import Embedder
 from nous.protocol import ContextParams
 from nous.settings import Settings
 
 
+def _first_questions() -> tuple[Path, dict[str, str]]:
+    """The set's folder and each repository's first answerable question (EvalDataError when the
+    set is not there)."""
+    folder = eval_data.repos_dir(eval_data.data_dir())
+    first: dict[str, str] = {}
+    for q in eval_data.load_repo_questions(folder):
+        if q.kind == "answerable":
+            first.setdefault(q.repo, q.question)
+    return folder, first
+
+
+def check(names: list[str]) -> None:
+    """Refuse `--repos` names the set does not have, before any work (nothing to check when
+    the set is not there: the part is skipped then)."""
+    try:
+        _, first = _first_questions()
+    except eval_data.EvalDataError:
+        return
+    unknown = sorted(set(names) - first.keys())
+    if unknown:
+        raise SystemExit(
+            f"nous bench: error: --repos: unknown {', '.join(unknown)} "
+            f"(the set has {', '.join(sorted(first))})"
+        )
+
+
 def measure(root: Path, embedder: Embedder, names: list[str] | None = None) -> dict[str, Any]:
     """{"repos": [one row per repository]} or {"skipped": why} when the set is not there."""
     try:
-        folder = eval_data.repos_dir(eval_data.data_dir())
-        questions = eval_data.load_repo_questions(folder)
+        folder, first = _first_questions()
     except eval_data.EvalDataError as exc:
         return {"skipped": str(exc)}
-    wanted = names or sorted({q.repo for q in questions})
-    rows = []
-    for name in wanted:
-        asked = next(q for q in questions if q.repo == name and q.kind == "answerable")
-        rows.append(_one(root, folder / name, asked.question, embedder))
-    return {"repos": rows}
+    check(names or [])
+    return {"repos": [_one(root, folder / n, first[n], embedder) for n in names or sorted(first)]}
 
 
 def _one(root: Path, source: Path, question: str, embedder: Embedder) -> dict[str, Any]:
     ws = root / "repos" / source.name
     shutil.rmtree(ws, ignore_errors=True)
-    shutil.copytree(
-        source, ws, ignore=lambda folder, _: {"SOURCE.md"} if Path(folder) == source else set()
-    )
+    repos.copy_repository(source, ws)
     db = root / "repos" / f"{source.name}.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    build.fresh_database(db)
     started = time.perf_counter()
     engine = Engine(Settings(db=db, capture=False), ws, embedder=embedder)
     engine.defer_vectors = True  # as the daemon harvests

@@ -70,7 +70,9 @@ class _Collect:
         }  # fmt: skip
 
 
-def _copy(source: Path, target: Path) -> None:
+def copy_repository(source: Path, target: Path) -> None:
+    """A repository of the set as a workspace: its folder without SOURCE.md (provenance)."""
+
     def skip(folder: str, names: list[str]) -> set[str]:
         return {"SOURCE.md"} if Path(folder) == source else set()
 
@@ -162,7 +164,7 @@ def _repo(
 ) -> dict[str, Any]:  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="nous-eval-repos-") as tmp:
         workspace = Path(tmp) / source.name
-        _copy(source, workspace)
+        copy_repository(source, workspace)
         settings = Settings(db=Path(tmp) / "nous.db", encoding=encoding)
         engine = Engine(settings, workspace, embedder=embedder)
         try:

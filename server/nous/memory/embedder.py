@@ -115,18 +115,14 @@ class OnnxEmbedder(Embedder):
             return np.zeros((0, self.dimension), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        start = 0
-        while start < len(order):
-            # the longest of a run sorted by length sets its width: grow while it fits
-            stop = start + 1
-            while stop < len(order) and (stop + 1 - start) * len(encodings[order[stop]].ids) <= max(
-                BATCH_TOKENS, len(encodings[order[start]].ids)
-            ):
-                stop += 1
-            chunk = order[start:stop]
-            out[chunk] = self._run([encodings[i] for i in chunk])
-            start = stop
+        chunk: list[int] = []
+        # sorted by length, a run's width is its last text's: add while texts × width fit
+        for i in sorted(range(len(texts)), key=lambda i: len(encodings[i].ids)):
+            if chunk and (len(chunk) + 1) * len(encodings[i].ids) > BATCH_TOKENS:
+                out[chunk] = self._run([encodings[j] for j in chunk])
+                chunk = []
+            chunk.append(i)
+        out[chunk] = self._run([encodings[j] for j in chunk])
         return out
 
     def _run(self, encodings: Sequence[Any]) -> npt.NDArray[np.float32]:

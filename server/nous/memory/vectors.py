@@ -36,11 +36,11 @@ LOAD_ROWS = 2048
 """Stored rows read and quantised together when the index loads."""
 
 
-def quantise(vector: Matrix) -> tuple[npt.NDArray[np.int8], float]:
-    """(int8 components, scale) with `components · scale` ≈ `vector`."""
-    peak = float(np.abs(vector).max()) if len(vector) else 0.0
-    scale = peak / 127.0 if peak > 0 else 1.0
-    return np.rint(vector / scale).astype(np.int8), scale
+def quantise(vectors: Matrix) -> tuple[npt.NDArray[np.int8], Matrix]:
+    """(int8 rows, a scale per row) with `rows · scale` ≈ `vectors` (a zero row: scale 1)."""
+    peaks = np.abs(vectors).max(axis=1)
+    scales = np.where(peaks > 0, peaks / 127.0, 1.0).astype(np.float32)
+    return np.rint(vectors / scales[:, None]).astype(np.int8), scales
 
 
 class VectorIndex:
@@ -195,7 +195,8 @@ class VectorIndex:
     def put(self, memory_id: str, scope: str, live: bool, blob: bytes | Matrix) -> None:
         vector = np.frombuffer(blob, dtype="<f4") if isinstance(blob, bytes) else blob
         row = self._place(memory_id, scope, live)
-        self._matrix[row], self._scale[row] = quantise(vector)
+        values, scales = quantise(vector.reshape(1, self.dimension))
+        self._matrix[row], self._scale[row] = values[0], scales[0]
         self._missing.discard(memory_id)
 
     def _put_many(self, batch: list[tuple[str, str, bool, bytes]]) -> None:
@@ -204,10 +205,7 @@ class VectorIndex:
         if not batch:
             return
         vectors = np.frombuffer(b"".join(b for *_, b in batch), dtype="<f4")
-        vectors = vectors.reshape(len(batch), self.dimension)
-        peaks = np.abs(vectors).max(axis=1)
-        scales = np.where(peaks > 0, peaks / 127.0, 1.0).astype(np.float32)
-        quantised = np.rint(vectors / scales[:, None]).astype(np.int8)
+        quantised, scales = quantise(vectors.reshape(len(batch), self.dimension))
         rows = [self._place(memory_id, scope, live) for memory_id, scope, live, _ in batch]
         self._matrix[rows] = quantised
         self._scale[rows] = scales
