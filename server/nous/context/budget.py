@@ -53,8 +53,11 @@ def allocate(
     micro_first: bool = False,
     choices: Callable[[Scored], list[tuple[str, str]]] | None = None,
     best_first: bool = False,
+    capped: frozenset[str] = frozenset(),
 ) -> Allocation:
-    """Place (scored, layer) items into `blocks` within `total` tokens of rendered text."""
+    """Place (scored, layer) items into `blocks` within `total` tokens of rendered text. An item
+    whose id is `capped` goes in only within its bucket's cap (it is in by its layer, not by
+    relevance: spare budget does not flow to it)."""
     by_name = {b.name: b for b in blocks}
     fixed_text = document(blocks)
     used = counter.count(fixed_text) if fixed_text else 0
@@ -109,7 +112,7 @@ def allocate(
                                     -pair[0].score))  # fmt: skip
     over: list[Scored] = []
     for scored, layer in deferred:
-        if not try_place(scored, layer, cap_check=False):
+        if scored.memory.id in capped or not try_place(scored, layer, cap_check=False):
             over.append(scored)
 
     text = document(blocks)

@@ -73,11 +73,12 @@ class Gate(Strict):
     """The floor of a further section of a document already admitted."""
     short_document: int = Field(ge=0)
     """A document of at most this many tokens comes whole once one of its sections is admitted."""
-    unknown_share: float = Field(ge=0, le=1)
-    unknown_floor: float = Field(ge=0, le=1)
-    unknown_min_memories: int = Field(ge=0)
+    recall_censors: int = Field(ge=0)
+    """A recall that asks whether it may do a thing carries this many standing constraints."""
+    rarity_store_half: float = Field(gt=0)
+    """A store of this many memories weighs its own IDF and background rarity equally."""
     kinds: dict[str, float] = Field(default_factory=dict)
-    """A floor of its own for a kind (no relative floor, no unknown-words refusal), where its
+    """A floor of its own for a kind (no relative floor), where its
     memories are calibrated apart: conversation episodes on LoCoMo."""
     item_share: float = Field(gt=0, le=1)
     item_min: int = Field(ge=20)

@@ -55,6 +55,13 @@ _HINTS = {
     "constraint": re.compile(r"\b(never|must not|don'?t|forbidden|not allowed|avoid)\b", re.I),
     "preference": re.compile(r"\b(prefer\w*|like to|style|favou?rite)\b", re.I),
 }
+_PERMISSION = re.compile(
+    r"\b(?:(?:can|could|may|should|shall|must) (?:i|we)|(?:is it|are we|am i) (?:ok|okay|fine|allowed|"
+    r"safe|permitted)|allowed to|is (?:it|that) a problem if|do (?:i|we) need (?:to|an?)|"
+    r"(?:any|what) (?:rules?|restrictions?|constraints?))\b",
+    re.I,
+)
+"""A question that asks whether an action is allowed: the project's prohibitions answer it."""
 _PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)*[\w-]+\.[a-zA-Z][\w]{0,5}\b")
 _IDENT = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z]\w+|[A-Z][a-z0-9]+[A-Z]\w+)\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]{2,}\b")
@@ -85,6 +92,7 @@ class Intent(BaseModel):
 
     greeting: bool = False
     question: bool = False
+    permission: bool = False
     temporal_recency: float = 0.0
     hints: dict[str, float] = Field(default_factory=dict)
     entities: list[str] = Field(default_factory=list)
@@ -101,6 +109,7 @@ def signals(text: str) -> Intent:
     intent = Intent(
         greeting=bool(_GREETING.match(text)) or small_talk(text),
         question=bool(_QUESTION.search(text)),
+        permission=bool(_PERMISSION.search(text)),
     )
     for pattern, weight in _RECENCY:
         if pattern.search(text):

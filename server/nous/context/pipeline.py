@@ -90,10 +90,16 @@ def _bypasses_gate(memory: Memory, mode: str = "turn") -> bool:
 
 
 RULES_LAYER = "rules"
+CENSORS_LAYER = "constraints"
 
 
-def _layer_of(config: Config, scored: Scored, mode: str) -> str:
-    """Rules from the workspace's own instruction files render as the project's rules."""
+def _layer_of(
+    config: Config, scored: Scored, mode: str, standing: frozenset[str] = frozenset()
+) -> str:
+    """Rules from the workspace's own instruction files render as the project's rules; in a
+    turn, the standing constraints (prohibitions included) form the censors layer."""
+    if mode == "turn" and scored.memory.id in standing and scored.memory.kind == "constraint":
+        return CENSORS_LAYER
     rules = any(layer.name == RULES_LAYER for layer in config.layers)
     if rules and "instructions" in scored.memory.tags:
         return RULES_LAYER
@@ -202,7 +208,6 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     candidates: list[Scored] = []
     available = 0
     rel_query: relevance.Query | None = None
-    unknown = 0.0
     merged: dict[str, list[Scored]] = {}
     short: dict[str, int] = {}
     small_talk = intent.greeting
@@ -226,24 +231,28 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes, own)
         available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
-        rel_query = relevance.query(words, frequencies, documents)
-        # unknown words are counted in the question as asked, not in its expansions
-        unknown = relevance.unknown_share(relevance.query(query, frequencies, documents))
-        if documents < config.gate.unknown_min_memories:
-            unknown = 0.0  # in a small memory most words are absent: that says nothing
+        rel_query = relevance.query(words, frequencies, documents, config.gate.rarity_store_half)
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
+            semantic.setdefault(memory_id, 0.0)
+    # The censors layer (SPEC §2.7): the project's active constraints go in whatever the input,
+    # ordered by relevance within the layer's cap; a chat start carries every instruction rule
+    # so. Recall carries the most relevant few when the question asks whether it may do a thing.
+    standing: frozenset[str] = frozenset()
+    if total > 0 and (req.mode != "recall" or (intent.permission and not small_talk)):
+        standing = frozenset(store.standing_rules(view.project_scope, req.mode == "startup"))
+        for memory_id in standing:
             semantic.setdefault(memory_id, 0.0)
     if req.mode == "startup" and total > 0:  # the session slot: the last sessions' notes
         for memory_id in store.recent_notes(view.project_scope):
             semantic.setdefault(memory_id, 0.0)
     if semantic:
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec, lexical, unknown, turns)  # fmt: skip
+                            rel_query, query_vec, lexical, turns)  # fmt: skip
         available = max(available, len(candidates))
         history = intent.temporal_recency > 0 or "episode" in intent.hints
-        candidates = _filter(store, config, req, frame, plan, profile, candidates, work, unknown,
-                             history)  # fmt: skip
+        candidates = _filter(store, config, req, frame, plan, profile, candidates, work, history,
+                             standing)  # fmt: skip
         candidates = items.supersession(store, candidates, work)
         candidates = items.paraphrases(candidates, work, config.scoring.paraphrase_containment)
         # One item per document: a document does not spend its heading path and the budget
@@ -270,7 +279,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     else:
         caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
         bucket_of = lambda scored, layer: layer  # noqa: E731
-    placing = [(c, _layer_of(config, c, req.mode)) for c in candidates]
+    placing = [(c, _layer_of(config, c, req.mode, standing)) for c in candidates]
     # Each item's share of the budget for its extract: the budget split over what was admitted,
     # weighted by rank (1/r), so the best item has room to carry its answer and a long tail of
     # admitted items still fits.
@@ -291,6 +300,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
         best_first=req.mode == "recall",
+        capped=frozenset(c.memory.id for c in candidates if c.terms.get("censor")),
     )  # fmt: skip
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
@@ -332,11 +342,11 @@ def _score(
     store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
     profile: Profile, semantic: dict[str, float], work: items.Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
-    lexical: dict[str, float] | None = None, unknown: float = 0.0,
-    turns: dict[str, float] | None = None,
+    lexical: dict[str, float] | None = None, turns: dict[str, float] | None = None,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.vectors(list(memories)) if query_vec is not None else {}
+    best_cosine = max(semantic.values(), default=0.0)
     active = (view.active_file or "").removeprefix("file://")
     stats = store.usage_stats(list(memories), config.scoring.usage_half_life_days)
     weights = profiles.tier_weights(profile, view.task)
@@ -354,8 +364,9 @@ def _score(
         cosine = float(vec @ query_vec) if vec is not None and query_vec is not None else 0.0
         rel, coverage = 0.0, 0.0
         if rel_query is not None:
-            values = relevance.features(rel_query, memory.content, cosine,
-                                        (lexical or {}).get(memory_id, 0.0), unknown)  # fmt: skip
+            lexical_score = (lexical or {}).get(memory_id, 0.0)
+            values = relevance.features(rel_query, memory.content, cosine, lexical_score,
+                                        best_cosine)  # fmt: skip
             rel = relevance.probability(values, config.gate.model)
             coverage = values[1]
         # The semantic term is the query relevance the gate admits on: the gate model's
@@ -377,8 +388,8 @@ def _score(
 
 def _filter(
     store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
-    profile: Profile, candidates: list[Scored], work: items.Work, unknown: float = 0.0,
-    history: bool = False,
+    profile: Profile, candidates: list[Scored], work: items.Work, history: bool = False,
+    standing: frozenset[str] = frozenset(),
 ) -> list[Scored]:  # fmt: skip
     threshold = getattr(config.thresholds, req.mode)
     window = config.frames.windows.get(frame, 5)
@@ -408,12 +419,16 @@ def _filter(
         doc
         for c in candidates
         if (doc := items.document_of(c.memory))
-        and c.terms.get("relevance", 0.0)
-        >= _floor(config, req, c.memory, unknown, top, history, beside)
+        and c.terms.get("relevance", 0.0) >= _floor(config, req, c.memory, top, history, beside)
     }
     vectors = store.vectors([c.memory.id for c in candidates])
+    if req.mode == "recall" and standing:  # recall: the few most relevant prohibitions only
+        ranked = sorted((c for c in candidates if c.memory.id in standing),
+                        key=lambda c: -c.terms.get("relevance", 0.0))  # fmt: skip
+        standing = frozenset(c.memory.id for c in ranked[: config.gate.recall_censors])
     for c in candidates:
         m = c.memory
+        censor = m.id in standing
         vec = vectors.get(m.id)
         if m.kind in profile.excluded_kinds or m.importance < profile.min_importance:
             work.drop(c, "profile-excluded")
@@ -427,20 +442,23 @@ def _filter(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        floor = _floor(config, req, m, unknown, top, history, beside)
+        floor = _floor(config, req, m, top, history, beside)
         if items.document_of(m) in leading:
             floor = min(floor, config.gate.sibling)
-        if not _bypasses_gate(m, req.mode) and c.terms.get("relevance", 0.0) < floor:
+        below = c.terms.get("relevance", 0.0) < floor
+        if not censor and not _bypasses_gate(m, req.mode) and below:
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
+        if censor and below:
+            c.terms["censor"] = 1.0  # in by the censors layer alone: only within its cap
         # With no input there is nothing to be relevant to: the priors alone choose (a chat that
         # starts empty), on the relevance within the startup tier (the score before the scope
         # factor); with an input the gate admits and the priors only reorder.
         prior = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
-        if not req.input.strip() and prior < threshold:
+        if not censor and not req.input.strip() and prior < threshold:
             work.drop(c, "low-score", f"below {threshold}")
             continue
-        if req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
+        if not censor and req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
             work.drop(c, "low-score", f"beyond the plan's {kind_limit(m.kind)} {m.kind}s")
             continue
         if secrets.contains(m.summary) or secrets.contains(m.micro):
@@ -491,8 +509,7 @@ def _apart(config: Config, memory: Memory) -> bool:
 
 
 def _floor(
-    config: Config, req: Request, memory: Memory, unknown: float, top: float, history: bool,
-    beside: float = 0.0,
+    config: Config, req: Request, memory: Memory, top: float, history: bool, beside: float = 0.0,
 ) -> float:  # fmt: skip
     """The relevance `memory` must reach for this request (SPEC §2.5). A question about
     history ("what changed recently?", "last time") lets commits in by their priors (recency
@@ -504,8 +521,6 @@ def _floor(
     if _apart(config, memory):
         return max(gate.kinds[memory.kind], gate.episode_relative * beside)
     floor = float(getattr(gate, req.mode))
-    if unknown >= gate.unknown_share:  # memory never saw most of what is asked
-        floor = max(floor, gate.unknown_floor)
     # recall and a turn take what is near their best item, not just over the floor
     relative = {"recall": gate.recall_relative, "turn": gate.turn_relative}.get(req.mode, 0.0)
     return max(floor, top * relative)

@@ -1,10 +1,9 @@
-"""Query relevance on an absolute scale: what the gate (SPEC §2.5) admits on, and what the
-extract ranks a record's units by.
-
-`relevance = share·cosine + (1 − share)·coverage`, where coverage is the IDF-weighted share of
-the query's content words that the memory's text holds. Unlike BM25 divided by the best BM25 of
-the candidates (which gives the best candidate 1.0 whatever the query), both terms are absolute,
-so a question nothing answers scores low everywhere and the floor can refuse it.
+"""Query relevance: what the gate (SPEC §2.5) admits on, and what the extract ranks a record's
+units by. The gate model is a logistic regression over `FEATURES`, fitted leave-one-repository-out
+on the repository development set (`scripts/fit-gate`): its output is the probability that the
+memory holds the answer, calibrated (docs/benchmarks.md has the reliability table), so one floor
+serves every store. Word weights blend the store's IDF with background English rarity
+(`rarity.py`), so a store of five memories still weighs its words sensibly.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ import math
 import re
 from dataclasses import dataclass
 from itertools import chain
+
+from nous.context import rarity
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*(?:[.:-][a-z0-9_]+)*")
 STOP = frozenset(
@@ -88,18 +89,18 @@ def _token_stems(token: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Query:
-    """A query's content words (stemmed) with their IDF weights; `unknown` is the weight of a
-    word no memory holds."""
+    """A query's content words (stemmed) with their weights (`rarity.blended`: the store's IDF
+    blended with background English rarity); `unseen` are the words no memory holds."""
 
     weights: dict[str, float]
-    unknown: float = math.inf
+    unseen: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
         return sum(self.weights.values())
 
     def coverage(self, text: str) -> float:
-        """IDF-weighted share of the query's words that `text` holds (0..1)."""
+        """Weighted share of the query's words that `text` holds (0..1)."""
         if not self.weights or self.total <= 0:
             return 0.0
         held = stems(text)
@@ -110,54 +111,56 @@ class Query:
         return frozenset(t for t in stems(text) if t in self.weights)
 
     def overlap(self, text: str) -> float:
-        """IDF weight of the query's words in `text` (not normalised: ranks units)."""
+        """Weight of the query's words in `text` (not normalised: ranks units)."""
         held = stems(text)
         return sum(w for t, w in self.weights.items() if t in held)
 
 
-def query(text: str, frequencies: dict[str, int], total: int) -> Query:
-    """`frequencies` maps each raw query word to the number of memories holding it."""
+STORE_HALF = 100.0
+"""A store of this many memories weighs its own IDF and the background rarity equally
+(`gate.rarity_store_half` in defaults.toml)."""
+
+
+def query(
+    text: str, frequencies: dict[str, int], total: int, store_half: float = STORE_HALF
+) -> Query:
+    """`frequencies` maps each raw query word to the number of the store's `total` memories
+    holding it."""
     weights: dict[str, float] = {}
-    unknown = math.log(1 + (total + 0.5) / 0.5) if total else math.inf
+    seen: set[str] = set()
     for word in dict.fromkeys(words(text)):
-        # counted a moment apart (or from a cache), a word's count can pass the total: clamp,
-        # so every weight stays positive
+        # counted a moment apart (or from a cache), a word's count can pass the total: clamp
         df = min(max(0, frequencies.get(word, 0)), total)
-        idf = math.log(1 + (total - df + 0.5) / (df + 0.5)) if total > 0 else 1.0
         key = stem(word)
-        weights[key] = max(weights.get(key, 0.0), idf)
-    return Query(weights, unknown)
+        weights[key] = max(weights.get(key, 0.0), rarity.blended(word, df, total, store_half))
+        if df > 0:
+            seen.add(key)
+    return Query(weights, frozenset(weights) - seen)
 
 
 def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(words(text)))
 
 
-FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "unknown")
+FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness")
 """What the gate model reads of a (query, memory) pair, each in 0..1:
-cosine of the embeddings; IDF coverage of the query's words by the whole text; by the record's
-heading path alone; by its best single unit (one sentence, item or code line: is the answer in
-one place?); whether it holds the query's rarest word that the store knows; the search's BM25
-relative to the best candidate's; and, for the query as a whole, the share of its weight in words
-no memory holds ("ProGuard", "Helm": a question about what memory never saw)."""
-
-
-def unknown_share(query: Query) -> float:
-    """The share of the query's IDF weight in words no memory holds."""
-    if not query.weights or query.total <= 0:
-        return 0.0
-    return sum(w for w in query.weights.values() if w >= query.unknown) / query.total
+cosine of the embeddings; weighted coverage of the query's words by the whole text; by the
+record's heading path alone; by its best single unit (one sentence, item or code line: is the
+answer in one place?); whether it holds the query's rarest word that the store knows; the
+search's BM25 relative to the best candidate's; and the cosine's closeness to the best
+candidate's (1 − the gap). Nothing counts the query's words the store never saw: new library
+names and placeholders are normal in a question."""
 
 
 def features(
-    query: Query, content: str, cosine: float, lexical: float, unknown: float = 0.0
+    query: Query, content: str, cosine: float, lexical: float, best_cosine: float = 0.0
 ) -> list[float]:
     from nous.memory.markdown import units
 
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
     total = query.total if query.total > 0 else 1.0
     best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
-    known = {t: w for t, w in query.weights.items() if w < query.unknown}
+    known = {t: w for t, w in query.weights.items() if t not in query.unseen}
     rarest = max(known, key=lambda t: known[t]) if known else None
     return [
         max(0.0, cosine),
@@ -166,7 +169,7 @@ def features(
         min(1.0, best_unit / total),
         1.0 if rarest is not None and rarest in stems(content) else 0.0,
         max(0.0, min(1.0, lexical)),
-        unknown,
+        max(0.0, 1.0 - max(0.0, best_cosine - cosine)),
     ]
 
 

@@ -65,6 +65,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--repos", type=_names, help="repos: comma-separated repository names (default all)"
     )
     parser.add_argument(
+        "--variant", choices=("full", "mini"), default="full",
+        help="repos: the full copies, or the mini variants (root instruction files, CONTRIBUTING "
+        "and the questions' expected files)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--loo", action="store_true",
+        help="repos: score each tune repository with the gate fitted on the other five",
+    )  # fmt: skip
+    parser.add_argument(
+        "--tiny", action="store_true", help="repos: the tiny workspaces (evaluation/tiny.py)"
+    )
+    parser.add_argument(
+        "--gate-rows", type=Path,
+        help="repos --loo: the gate's feature rows saved by `scripts/fit-gate --rows` (else "
+        "computed here)",
+    )  # fmt: skip
+    parser.add_argument(
         "--systems",
         type=_systems,
         default=list(SYSTEM_NAMES),
@@ -121,10 +138,31 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
 
         if args.split != "dev":
             raise datasets.EvalDataError("the repository set is a development set: no --split")
+        if args.tiny:
+            import tempfile
+
+            from nous.evaluation import tiny
+
+            with tempfile.TemporaryDirectory(prefix="nous-tiny-") as tmp:
+                questions = tiny.write(Path(tmp))
+                result = repos.run(Path(tmp), questions, embedder, counter.name, args.repos,
+                                   args.limit)  # fmt: skip
+            return result | {"variant": "tiny"}
         path = datasets.repos_dir(root)
+        gates = None
+        names = args.repos
+        if args.loo:
+            from nous.evaluation import gate_fit
+
+            if args.gate_rows:
+                rows = json.loads(args.gate_rows.read_text(encoding="utf-8"))
+            else:
+                rows = gate_fit.rows(path, embedder, datasets.TUNE)
+            gates = gate_fit.fold_gates(rows)
+            names = [n for n in (args.repos or datasets.TUNE) if n in datasets.TUNE]
         return repos.run(
-            path, datasets.load_repo_questions(path), embedder, counter.name, args.repos,
-            args.limit,
+            path, datasets.load_repo_questions(path), embedder, counter.name, names,
+            args.limit, args.variant, gates,
         )  # fmt: skip
     if args.dataset == "locomo":
         fmt = args.format or locomo.DEFAULT_FORMAT

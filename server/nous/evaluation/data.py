@@ -218,3 +218,35 @@ def load_repo_questions(path: Path) -> list[RepoQuestion]:
         if not (path / q.repo).is_dir():
             raise EvalDataError(f"{q.id}: no folder {path / q.repo}")
     return questions
+
+
+TUNE = (
+    "thunderbird-android",
+    "agent-framework",
+    "celestia-app",
+    "vector",
+    "sentry-cocoa",
+    "kitsune",
+)
+CHECK = ("opendal", "opentelemetry-collector", "fx-private-relay")
+"""The repository set's splits (its README): fit and tune on `TUNE` only, leave-one-repository-out
+over it; `CHECK` predicts a repository nobody tuned on."""
+
+
+def split_of(repo: str) -> str:
+    return "tune" if repo in TUNE else "check" if repo in CHECK else "other"
+
+
+MINI_ROOT = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
+             ".github/copilot-instructions.md", "CONTRIBUTING.md", "docs/CONTRIBUTING.md",
+             ".github/CONTRIBUTING.md")  # fmt: skip
+
+
+def mini_files(source: Path, questions: list[RepoQuestion]) -> list[str]:
+    """The files of a repository's **mini** variant (SPEC §9): its root instruction files,
+    CONTRIBUTING and the expected files of its questions — tens of memories, not thousands."""
+    wanted = [
+        *MINI_ROOT,
+        *(f for q in questions if q.repo == source.name for f in q.expected_files),
+    ]
+    return [f for f in dict.fromkeys(wanted) if (source / f).is_file()]

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from nous.context import chat
 from nous.engine import Engine
 from nous.evaluation import bm25
-from nous.evaluation.data import EvalDataError, RepoQuestion
+from nous.evaluation.data import EvalDataError, RepoQuestion, mini_files, split_of
 from nous.evaluation.harness import progress
 from nous.evaluation.repos_metrics import (
     Injected,
@@ -79,6 +79,15 @@ def copy_repository(source: Path, target: Path) -> None:
     shutil.copytree(source, target, ignore=skip)
 
 
+def copy_mini(source: Path, target: Path, questions: Sequence[RepoQuestion]) -> None:
+    """A repository's **mini** variant as a workspace: its root instruction files, CONTRIBUTING
+    and the expected files of its questions (`data.mini_files`)."""
+    for rel in mini_files(source, list(questions)):
+        (target / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / rel, target / rel)
+    target.mkdir(parents=True, exist_ok=True)
+
+
 def item_sources(item: Item) -> list[str]:
     """The item's sources: a `sources` list when the wire model has one, else `source`."""
     many = item.model_dump().get("sources")
@@ -98,6 +107,15 @@ def framing_tokens(result: ContextResult, counter: TokenCounter) -> int:
     return counter.count("\n".join(kept)) if kept else 0
 
 
+ALWAYS_ON = frozenset({"identity", "constraints", "frame", "working"})
+"""The always-on layers (SPEC §2.7): in whatever the input, so not retrieved; at a chat start
+the project's rules are too."""
+
+
+def always_on(mode: str, layer: str) -> bool:
+    return layer in ALWAYS_ON or (mode == "startup" and layer == "rules")
+
+
 def _nous(result: ContextResult) -> tuple[list[Injected], list[dict[str, Any]]]:
     items: list[Injected] = []
     shown: list[dict[str, Any]] = []
@@ -105,11 +123,12 @@ def _nous(result: ContextResult) -> tuple[list[Injected], list[dict[str, Any]]]:
         for item in section.items:
             sources = item_sources(item)
             paths = source_paths(sources)
-            items.append(Injected(paths, item.text, item.tokens))
+            always = always_on(result.mode, section.layer)
+            items.append(Injected(paths, item.text, item.tokens, always))
             shown.append(
                 {"source": ", ".join(sources), "paths": list(paths), "kind": item.kind,
                  "layer": section.layer, "detail": item.detail, "tokens": item.tokens,
-                 "text": item.text[:TEXT_CHARS]}
+                 "always": always, "text": item.text[:TEXT_CHARS]}
             )  # fmt: skip
     return items, shown
 
@@ -160,13 +179,20 @@ def _question(
 
 def _repo(
     run: _Collect, source: Path, questions: Sequence[RepoQuestion], embedder: Embedder,
-    encoding: str,
+    encoding: str, variant: str = "full", gate: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="nous-eval-repos-") as tmp:
         workspace = Path(tmp) / source.name
-        copy_repository(source, workspace)
+        if variant == "mini":
+            copy_mini(source, workspace, questions)
+        else:
+            copy_repository(source, workspace)
         settings = Settings(db=Path(tmp) / "nous.db", encoding=encoding)
         engine = Engine(settings, workspace, embedder=embedder)
+        if gate:  # a leave-one-repository-out fold: the gate fitted without this repository
+            engine.config = engine.config.model_copy(
+                update={"gate": engine.config.gate.model_copy(update=gate)}
+            )
         try:
             started = time.perf_counter()
             harvest = engine.harvest()
@@ -191,7 +217,12 @@ def _repo(
 
 def _per_repo(rows: Sequence[Row], names: Sequence[str]) -> dict[str, Any]:
     out = {name: summarise([r for r in rows if r.repo == name]) for name in names}
-    return {**out, "overall": summarise(rows)}
+    splits = {}
+    for split in ("tune", "check"):
+        part = [r for r in rows if split_of(r.repo) == split]
+        if part and len(part) < len(rows):
+            splits[f"split:{split}"] = summarise(part)
+    return {**out, **splits, "overall": summarise(rows)}
 
 
 def run(
@@ -201,9 +232,12 @@ def run(
     encoding: str = tokens.DEFAULT_ENCODING,
     repos: Sequence[str] | None = None,
     limit: int | None = None,
+    variant: str = "full",
+    gates: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Evaluate the chosen repositories (default all, in file order), the first `limit`
-    questions of each."""
+    questions of each: the `full` copies or their `mini` variants; `gates` replaces the gate
+    settings of the repositories it names (leave-one-repository-out folds)."""
     names = list(dict.fromkeys(q.repo for q in questions))
     if repos:
         unknown = [r for r in repos if r not in names]
@@ -213,7 +247,7 @@ def run(
     collect = _Collect(tokens.counter(encoding))
     harvests = {
         name: _repo(collect, path / name, [q for q in questions if q.repo == name][:limit],
-                    embedder, encoding)
+                    embedder, encoding, variant, (gates or {}).get(name))
         for name in names
     }  # fmt: skip
     summary = {mode: _per_repo(rows, names) for mode, rows in collect.rows.items()}
@@ -221,6 +255,8 @@ def run(
     return {
         "dataset": "repos",
         "split": "dev",
+        "variant": variant,
+        "leaveOneOut": sorted(gates or {}),
         "data": str(path),
         "repos": names,
         "questions": len(collect.records),

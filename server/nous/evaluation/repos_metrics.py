@@ -31,6 +31,9 @@ class Injected:
     """Source files relative to the repository root (empty when not from a file)."""
     text: str
     tokens: int
+    always: bool = False
+    """In an always-on layer (identity, censors, frame, working memory; the rules at a chat
+    start): it counts for a hit, but not as retrieved (precision, tokens), and is reported apart."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class Judgement:
     precision: float
     items: int
     tokens: int
+    always_items: int = 0
+    always_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -75,15 +80,17 @@ def source_paths(sources: Iterable[str]) -> tuple[str, ...]:
 def judge(
     items: Sequence[Injected], expected_files: Iterable[str], key_phrases: Iterable[str]
 ) -> Judgement:
-    """Hits, ranks (1-based, injection order), precision and tokens of one question."""
+    """Hits and ranks (1-based, injection order) over every injected item; precision and tokens
+    over the retrieved ones (the always-on layers' items are counted apart)."""
     expected = set(expected_files)
     phrases = [normalise(p) for p in key_phrases]
     rank_strict = rank_lenient = None
     from_expected = 0
+    retrieved = [i for i in items if not i.always]
     for position, item in enumerate(items, start=1):
         if not expected.intersection(item.paths):
             continue
-        from_expected += 1
+        from_expected += not item.always
         text = normalise(item.text)
         found = [p in text for p in phrases]
         if phrases and rank_lenient is None and any(found):
@@ -93,8 +100,10 @@ def judge(
     return Judgement(
         strict=rank_strict is not None, lenient=rank_lenient is not None,
         rank_strict=rank_strict, rank_lenient=rank_lenient,
-        precision=from_expected / len(items) if items else 0.0,
-        items=len(items), tokens=sum(i.tokens for i in items),
+        precision=from_expected / len(retrieved) if retrieved else 0.0,
+        items=len(retrieved), tokens=sum(i.tokens for i in retrieved),
+        always_items=len(items) - len(retrieved),
+        always_tokens=sum(i.tokens for i in items if i.always),
     )  # fmt: skip
 
 
@@ -126,6 +135,7 @@ def _answerable(rows: Sequence[Row]) -> dict[str, Any]:
         "medianRankLenient": _median(lenient_ranks),
         "precision": _mean([j.precision for j in js]),
         "zeroItems": sum(j.items == 0 for j in js),
+        "alwaysTokens": _mean([j.always_tokens for j in js]),
         "meanItems": _mean([j.items for j in js]),
         "meanTokens": _mean(tokens),
         "p95Tokens": _p95(tokens),
@@ -139,6 +149,7 @@ def _unanswerable(rows: Sequence[Row]) -> dict[str, Any]:
         "meanTokens": _mean([j.tokens for j in js]),
         "injectionRate": _mean([j.items > 0 for j in js]),
         "meanItems": _mean([j.items for j in js]),
+        "alwaysTokens": _mean([j.always_tokens for j in js]),
     }
 
 

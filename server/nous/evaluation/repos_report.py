@@ -17,7 +17,8 @@ MODE_LABEL = {
 }
 HEAD = [
     "repository", "strict", "lenient", "MRR", "median rank", "precision", "0 items",
-    "tokens mean", "p95", "no-answer tokens", "rate", "greeting tokens", "rate", "framing",
+    "tokens mean", "p95", "no-answer tokens", "rate", "greeting tokens", "rate", "always-on",
+    "framing",
 ]  # fmt: skip
 
 
@@ -35,7 +36,8 @@ def _row(name: str, s: dict[str, Any], baseline: bool) -> list[str]:
         name, _pct(a["strict"]), _pct(a["lenient"]), _num(a["mrr"], 3), _num(a["medianRank"], 1),
         _pct(a["precision"]), str(a["zeroItems"]), _num(a["meanTokens"]), _num(a["p95Tokens"]),
         _num(na["meanTokens"]), _pct(na["injectionRate"]), _num(gr["meanTokens"]),
-        _pct(gr["injectionRate"]), "–" if baseline else _num(s["framing"]["meanTokens"]),
+        _pct(gr["injectionRate"]), "–" if baseline else _num(a.get("alwaysTokens")),
+        "–" if baseline else _num(s["framing"]["meanTokens"]),
     ]  # fmt: skip
 
 
@@ -53,6 +55,8 @@ def tables(data: dict[str, Any]) -> list[tuple[str, Table]]:
         by_repo = data["summary"][mode]
         baseline = mode.startswith("bm25")
         rows = [_row(name, by_repo[name], baseline) for name in data["repos"]]
+        rows += [_row(name.removeprefix("split:") + " split", by_repo[name], baseline)
+                 for name in by_repo if name.startswith("split:")]  # fmt: skip
         rows.append(_row("overall", by_repo["overall"], baseline))
         out.append((_title(data, mode), (HEAD, rows)))
     themes = data["byTheme"]
@@ -102,9 +106,11 @@ def notes(data: dict[str, Any]) -> list[str]:
         "turn budgets (frame default, by the frame each question got): "
         + ", ".join(f"{k} ×{n}" for k, n in sorted(turns.items())),
         "strict = an item from an expected file holding all key phrases, lenient = one; "
-        "median rank over the questions with a strict hit; tokens = the injected items' tokens "
-        f"({data['encoding']}); framing = the rest of the rendered text (headings, fences, "
-        "fixed layer text), not counted as retrieved",
+        "median rank over the questions with a strict hit (hits count every injected item); "
+        "precision and tokens = the retrieved items (the selected layers) "
+        f"({data['encoding']}); always-on = the mean tokens of the items of the always-on layers "
+        "(identity, censors, frame, working memory; the rules at a chat start), reported apart; "
+        "framing = the rest of the rendered text (headings, fences, fixed layer text)",
         "no session id: every question is independent (its own ad-hoc session, no usage "
         f"feedback); answers cut by a session cap: {data['sessionCuts']}",
     ]

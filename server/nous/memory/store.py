@@ -136,7 +136,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._df_cache: dict[str, int] = {}
         self._df_seen = -1
         self._df_total = 0
-        self._always_on: dict[tuple[tuple[str, ...], int], list[str]] = {}
+        self._always_on: dict[tuple[object, ...], list[str]] = {}
         self._always_on_seen = -1
         self._early: dict[str, Vector] = {}
         """Vectors of pending rows computed for a search before the backlog stored theirs."""
@@ -765,6 +765,28 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             (*scopes, limit),
         ).fetchall()
         self._always_on[key] = [r[0] for r in rows]
+        return list(self._always_on[key])
+
+    def standing_rules(
+        self, scope: str, instructions: bool = False, limit: int = 200
+    ) -> list[str]:
+        """Ids of the live constraints of `scope` (the censors layer, SPEC §2.7) and, with
+        `instructions`, every live rule harvested from its instruction files (a chat start
+        carries them): newest first. Kept until a memory changes, like `always_on`."""
+        change = self._index_change()
+        key = ("standing", scope, instructions, limit)
+        if self._always_on_seen != change:
+            self._always_on.clear()
+            self._always_on_seen = change
+        if key not in self._always_on:
+            rows = self._conn.execute(
+                "SELECT id FROM memories WHERE scope = ? "
+                "AND (kind = 'constraint' OR (? AND tags LIKE '%\"instructions\"%')) "
+                "AND status NOT IN ('inactive', 'retired', 'superseded') "
+                "ORDER BY importance DESC, updated_at DESC LIMIT ?",
+                (scope, int(instructions), limit),
+            ).fetchall()
+            self._always_on[key] = [r[0] for r in rows]
         return list(self._always_on[key])
 
     def _index_change(self) -> int:
