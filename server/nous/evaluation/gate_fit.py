@@ -33,7 +33,11 @@ from nous.evaluation.harness import progress
 from nous.memory.embedder import Embedder, default_embedder
 from nous.settings import Settings
 
-L2 = 0.01
+L2 = 3e-5
+"""The L2 penalty per row, chosen from `L2_GRID` by leave-one-repository-out log loss (the
+report's `l2` section; at the fit of docs/benchmarks.md: 3e-4 0.0255, 1e-4 0.0241, 3e-5 0.0238,
+1e-5 0.0238)."""
+L2_GRID = (3e-4, 1e-4, 3e-5, 1e-5)
 VARIANTS = ("full", "mini")
 FLOORS = tuple(round(0.02 * i, 2) for i in range(1, 46))
 RELATIVES = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -110,12 +114,12 @@ def _question_rows(
     return out
 
 
-def fit(x: np.ndarray, y: np.ndarray, iterations: int = 50) -> np.ndarray:
+def fit(x: np.ndarray, y: np.ndarray, iterations: int = 50, l2: float | None = None) -> np.ndarray:
     """Weights [bias, *features] of an L2 logistic regression (Newton steps; every row weighs
     the same, so the output is a probability, not a balanced score)."""
     design = np.hstack([np.ones((len(x), 1)), x])
     w = np.zeros(design.shape[1])
-    penalty = L2 * len(y) * np.diag([0.0, *([1.0] * x.shape[1])])
+    penalty = (L2 if l2 is None else l2) * len(y) * np.diag([0.0, *([1.0] * x.shape[1])])
     for _ in range(iterations):
         p = 1 / (1 + np.exp(-np.clip(design @ w, -30, 30)))
         grad = design.T @ (p - y) + penalty @ w
@@ -195,11 +199,27 @@ def reliability(p: np.ndarray, y: np.ndarray) -> list[dict[str, Any]]:
     return out
 
 
+def log_loss_by_l2(x: np.ndarray, y: np.ndarray, repos: list[str]) -> dict[str, float]:
+    """Leave-one-repository-out log loss per row for each penalty of `L2_GRID`."""
+    out = {}
+    for l2 in L2_GRID:
+        total = 0.0
+        for repo in TUNE:
+            test = np.array([r == repo for r in repos])
+            if not test.any() or test.all():
+                continue
+            p = np.clip(predict(fit(x[~test], y[~test], l2=l2), x[test]), 1e-6, 1 - 1e-6)
+            total -= float((y[test] * np.log(p) + (1 - y[test]) * np.log(1 - p)).sum())
+        out[f"{l2:g}"] = round(total / max(1, len(y)), 5)
+    return out
+
+
 def report(data: list[dict[str, Any]]) -> dict[str, Any]:
     tune = [r for r in data if r["repo"] in TUNE]
     check = [r for r in data if r["repo"] in CHECK]
     x = np.array([r["x"] for r in tune])
     y = np.array([r["y"] for r in tune])
+    l2 = log_loss_by_l2(x, y, [r["repo"] for r in tune])
     held_p = np.zeros(len(tune))
     folds: dict[str, Any] = {}
     for repo in TUNE:
@@ -224,6 +244,7 @@ def report(data: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "model": {n: round(float(v), 3) for n, v in zip(names, w, strict=True)},
         "floor": floor, "relative": rel, "rows": len(y), "positives": int(y.sum()),
+        "l2": {"chosen": L2, "leaveOneOutLogLoss": l2},
         "folds": folds,
         "leaveOneOut": gate_outcome(_groups(tune, held_p), 0, 0) | {
             "auc": round(auc(held_p, y), 3),
@@ -282,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=Path, help="keep the feature rows here (JSON) …")
     parser.add_argument("--from-rows", type=Path, help="… and fit from them again later")
     parser.add_argument("--store-half", type=float, default=relevance.STORE_HALF)
+    parser.add_argument(
+        "--floors", action="store_true",
+        help="also choose the floors leave-one-repository-out through the pipeline (gate_floors)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     from nous.evaluation.data import data_dir
 
@@ -292,13 +317,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.rows:
         args.rows.write_text(json.dumps(data), encoding="utf-8")
     result = report(data)
+    if args.floors:
+        from nous.evaluation import gate_floors
+
+        result["floors"] = gate_floors.choose(
+            repos_dir(data_dir(args.data)), default_embedder(), data
+        )
     text = json.dumps(result, indent=2)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
     print(text)
     inline = ", ".join(f"{k} = {v}" for k, v in result["model"].items())
     print(f"model = {{ {inline} }}")
-    print(f"floor (startup, recall, turn) = {result['floor']}, relative = {result['relative']}")
+    print(f"row-level floor = {result['floor']}, relative = {result['relative']}")
+    if args.floors:
+        chosen = result["floors"]["chosen"]
+        print(f"pipeline floor (startup, recall, turn) = {chosen['floor']}, "
+              f"relative = {chosen['relative']}")  # fmt: skip
     return 0
 
 

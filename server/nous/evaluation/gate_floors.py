@@ -1,0 +1,112 @@
+"""Choose the gate's floors leave-one-repository-out through the real pipeline (SPEC §9: every
+fitted number is chosen leave-one-repository-out).
+
+The row-level fit (`gate_fit`) knows which candidates hold an answer, but not what the budget does
+with them: admitting more items shrinks each item's extract and can cut the answer away. So the
+floor and the relative floor are chosen on the pipeline's own strict hits: each tune repository
+is harvested once; every (floor, relative) of the grid answers its questions in recall and turn
+mode, each repository with the gate model fitted without it (`gate_fit.fold_gates`); per fold, the
+setting that maximises the objective on the other five is scored on the sixth.
+
+    scripts/fit-gate --floors [--from-rows FILE]
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nous.engine import Engine
+from nous.evaluation import gate_fit, repos
+from nous.evaluation.data import TUNE, RepoQuestion, load_repo_questions
+from nous.evaluation.harness import progress
+from nous.evaluation.repos_metrics import judge
+from nous.memory.embedder import Embedder
+from nous.settings import Settings
+
+FLOORS = (0.06, 0.1, 0.15, 0.2, 0.3)
+RELATIVES = (0.0, 0.3, 0.5, 0.7)
+MODES = ("recall", "turn")
+TOKENS = 0.001
+"""The objective: mean strict hit over both modes, less TOKENS per retrieved token on a
+no-answer question (100 tokens cost 0.1), less PRECISION times the share of wrong items."""
+PRECISION = 0.1
+
+
+def _answers(
+    engine: Engine, questions: Sequence[RepoQuestion], gate: dict[str, Any]
+) -> list[dict[str, Any]]:
+    base = engine.config
+    engine.config = base.model_copy(update={"gate": base.gate.model_copy(update=gate)})
+    out = []
+    try:
+        for q in questions:
+            for mode in MODES:
+                result = repos._ask(engine, mode, q.question)
+                items, _ = repos._nous(result)
+                j = judge(items, q.expected_files, q.key_phrases)
+                out.append({"kind": q.kind, "mode": mode, "strict": j.strict,
+                            "precision": j.precision, "tokens": j.tokens})  # fmt: skip
+    finally:
+        engine.config = base
+    return out
+
+
+def objective(answers: list[dict[str, Any]]) -> dict[str, float]:
+    ans = [a for a in answers if a["kind"] == "answerable"]
+    none = [a for a in answers if a["kind"] == "no-answer"]
+    hit = float(np.mean([a["strict"] for a in ans])) if ans else 0.0
+    precision = float(np.mean([a["precision"] for a in ans])) if ans else 0.0
+    noise = float(np.mean([a["tokens"] for a in none])) if none else 0.0
+    value = hit - TOKENS * noise - PRECISION * (1 - precision)
+    return {"hit": round(hit, 4), "precision": round(precision, 4),
+            "noAnswerTokens": round(noise, 1), "objective": round(value, 4)}  # fmt: skip
+
+
+def choose(root: Path, embedder: Embedder, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    import tempfile
+
+    questions = load_repo_questions(root)
+    folds = gate_fit.fold_gates(rows)
+    grid = list(itertools.product(FLOORS, RELATIVES))
+    answers: dict[tuple[str, float, float], list[dict[str, Any]]] = {}
+    for repo in TUNE:
+        asked = [q for q in questions if q.repo == repo and q.kind != "greeting"]
+        with tempfile.TemporaryDirectory(prefix="nous-floors-") as tmp:
+            ws = Path(tmp) / repo
+            repos.copy_repository(root / repo, ws)
+            engine = Engine(Settings(db=Path(tmp) / "m.db"), ws, embedder=embedder)
+            try:
+                engine.harvest()
+                for floor, rel in grid:
+                    gate = folds[repo] | {"startup": floor, "recall": floor, "turn": floor,
+                                          "recall_relative": rel, "turn_relative": rel}  # fmt: skip
+                    answers[(repo, floor, rel)] = _answers(engine, asked, gate)
+            finally:
+                engine.store.close()
+        progress(f"floors: {repo} done ({len(grid)} settings)")
+
+    def pooled(names: Sequence[str], floor: float, rel: float) -> dict[str, float]:
+        return objective([a for n in names for a in answers[(n, floor, rel)]])
+
+    out_folds: dict[str, dict[str, Any]] = {}
+    for repo in TUNE:
+        others = [n for n in TUNE if n != repo]
+        floor, rel = max(grid, key=lambda fr: (pooled(others, *fr)["objective"], fr[0]))
+        out_folds[repo] = {"floor": floor, "relative": rel, "heldOut": pooled([repo], floor, rel)}
+    floor, rel = max(grid, key=lambda fr: (pooled(TUNE, *fr)["objective"], fr[0]))
+    held = [
+        a
+        for repo, f in out_folds.items()
+        for a in answers[(repo, float(f["floor"]), float(f["relative"]))]
+    ]
+    return {
+        "grid": {f"{f}/{r}": pooled(TUNE, f, r) for f, r in grid},
+        "folds": out_folds,
+        "leaveOneOut": objective(held),
+        "chosen": {"floor": floor, "relative": rel, "inSample": pooled(TUNE, floor, rel)},
+    }
