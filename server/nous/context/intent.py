@@ -43,7 +43,9 @@ _RECENCY = [
 ]
 _HINTS = {
     "decision": re.compile(
-        r"\b(what did (we|i) decide|decid\w*|decision|chose|choice|should we|recommend)", re.I
+        r"\b(what did (we|i) decide|decid\w*|decision|chose|choice|should we|recommend|"
+        r"why (?:did|do|don'?t|are|aren'?t|were|is|isn'?t) (?:we|it)|instead of|rather than)",
+        re.I,
     ),
     "procedure": re.compile(
         r"\b(how (do|to|can|should) (i|we)?|steps?|process|workflow|guide)\b", re.I
@@ -56,7 +58,7 @@ _HINTS = {
     "preference": re.compile(r"\b(prefer\w*|like to|style|favou?rite)\b", re.I),
 }
 _PERMISSION = re.compile(
-    r"\b(?:(?:can|could|may|should|shall|must) (?:i|we)|(?:is it|are we|am i) (?:ok|okay|fine|allowed|"
+    r"\b(?:(?:can|could|may) (?:i|we)|should i|(?:is it|are we|am i) (?:ok|okay|fine|allowed|"
     r"safe|permitted)|allowed to|is (?:it|that) a problem if|do (?:i|we) need (?:to|an?)|"
     r"(?:any|what) (?:rules?|restrictions?|constraints?))\b",
     re.I,

@@ -247,8 +247,9 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         for memory_id in store.recent_notes(view.project_scope):
             semantic.setdefault(memory_id, 0.0)
     if semantic:
+        asked = relevance.asked_kinds(intent.dominant_hint, intent.permission)
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec, lexical, turns)  # fmt: skip
+                            rel_query, query_vec, lexical, turns, asked)  # fmt: skip
         available = max(available, len(candidates))
         history = intent.temporal_recency > 0 or "episode" in intent.hints
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work, history,
@@ -343,6 +344,7 @@ def _score(
     profile: Profile, semantic: dict[str, float], work: items.Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
     lexical: dict[str, float] | None = None, turns: dict[str, float] | None = None,
+    asked: frozenset[str] = frozenset(),
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.vectors(list(memories)) if query_vec is not None else {}
@@ -366,7 +368,7 @@ def _score(
         if rel_query is not None:
             lexical_score = (lexical or {}).get(memory_id, 0.0)
             values = relevance.features(rel_query, memory.content, cosine, lexical_score,
-                                        best_cosine)  # fmt: skip
+                                        best_cosine, memory.kind in asked)  # fmt: skip
             rel = relevance.probability(values, config.gate.model)
             coverage = values[1]
         # The semantic term is the query relevance the gate admits on: the gate model's

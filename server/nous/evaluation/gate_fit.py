@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from nous.context import intent as intents
 from nous.context import relevance, search
 from nous.engine import Engine
 from nous.evaluation.data import CHECK, TUNE, RepoQuestion, load_repo_questions, repos_dir
@@ -99,6 +100,8 @@ def _question_rows(
         frequencies, total = store.document_frequencies(relevance.query_words(words))
         query = relevance.query(words, frequencies, total, store_half)
         best = max(cosine.values(), default=0.0)
+        intent = intents.signals(q.question)
+        asked = relevance.asked_kinds(intent.dominant_hint, intent.permission)
         for memory_id, memory in store.get_many(list(cosine)).items():
             path = (memory.source or "").removeprefix("file:").split("#")[0]
             text = _norm(memory.content)
@@ -108,7 +111,8 @@ def _question_rows(
                 and any(_norm(k) in text for k in q.key_phrases)
             )
             values = relevance.features(query, memory.content, cosine[memory_id],
-                                        lexical.get(memory_id, 0.0), best)  # fmt: skip
+                                        lexical.get(memory_id, 0.0), best,
+                                        memory.kind in asked)  # fmt: skip
             out.append({"repo": repo, "variant": variant, "id": q.id, "kind": q.kind,
                         "x": values, "y": int(label)})  # fmt: skip
     return out
