@@ -149,8 +149,9 @@ FEATURES = (
 cosine of the embeddings; weighted coverage of the query's words by the whole text; by the
 record's heading path alone; by its best single unit (one sentence, item or code line: is the
 answer in one place?); whether it holds the query's rarest word that the store knows; the
-search's BM25 relative to the best candidate's; the cosine's closeness to the best candidate's
-(1 − the gap); coverage without the query's rarest word (its subject: "should we move the memory
+search's BM25 relative to the best candidate's, times the best candidate's coverage (relative
+alone gives the best of five memories 1.0 for one shared common word); the cosine's closeness
+to the best candidate's (1 − the gap); coverage without the query's rarest word (its subject: "should we move the memory
 store to Postgres?" is answered by the decision about the memory store, which never names the
 alternative); and whether the memory is of the kind the question asks for (a decision for "why
 did we…", a constraint for "can I…"). Nothing counts the query's words the store never saw: new
@@ -159,7 +160,7 @@ library names and placeholders are normal in a question."""
 
 def features(
     query: Query, content: str, cosine: float, lexical: float, best_cosine: float = 0.0,
-    asked: bool = False,
+    asked: bool = False, best_coverage: float = 1.0,
 ) -> list[float]:  # fmt: skip
     from nous.memory.markdown import units
 
@@ -182,7 +183,7 @@ def features(
         query.coverage(heading) if heading else 0.0,
         min(1.0, best_unit / total),
         1.0 if rarest is not None and rarest in held else 0.0,
-        max(0.0, min(1.0, lexical)),
+        max(0.0, min(1.0, lexical)) * max(0.0, min(1.0, best_coverage)),
         max(0.0, 1.0 - max(0.0, best_cosine - cosine)),
         subject,
         1.0 if asked else 0.0,

@@ -1,0 +1,162 @@
+"""Issue 25: relevance that means the same thing in a store of five memories as in one of
+thousands; the censors layer; the leave-one-repository-out machinery of the gate fit; the
+evaluation's always-on accounting. Real SQLite, the real model, real harvests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nous.context import chat, rarity, relevance
+from nous.engine import Engine
+from nous.evaluation import gate_fit, tiny
+from nous.evaluation.data import TUNE, RepoQuestion, mini_files
+from nous.evaluation.repos_metrics import Injected, judge
+from nous.memory.embedder import OnnxEmbedder
+from nous.protocol import ContextParams, ContextResult, RecallParams
+from nous.settings import Settings
+
+
+def test_background_rarity_orders_words_a_tiny_store_cannot() -> None:
+    assert rarity.background("the") < rarity.background("add") < rarity.background("dependency")
+    assert rarity.background("kfzqxw") == 1.0  # an identifier or a new name: fully rare
+    # five memories: every word is in one or none of them, so the store's IDF is flat …
+    assert rarity.store_rarity(1, 5) == rarity.store_rarity(1, 5)
+    query = relevance.query("can I add a dependency", {"add": 1, "dependency": 1}, 5)
+    # … but the blend still weighs the rare word over the common one
+    assert query.weights["dependency"] > query.weights["add"]
+    # a large store's own statistics dominate the background
+    big = relevance.query("add dependency", {"add": 2, "dependency": 5000}, 20_000)
+    assert big.weights["add"] > big.weights["dependency"]
+
+
+def test_words_the_store_never_saw_do_not_refuse_the_question() -> None:
+    query = relevance.query("FooBarWidget crashes in checkout", {"checkout": 3}, 5)
+    assert "foobarwidget" in query.unseen and "checkout" not in query.unseen
+    assert "unknown" not in relevance.FEATURES
+    values = relevance.features(query, "# Checkout\nThe checkout crashes when …", 0.5, 1.0, 0.5)
+    assert len(values) == len(relevance.FEATURES)
+    assert values[4] == 1.0  # holds the rarest word the store knows
+
+
+def test_the_subject_feature_ignores_the_alternative_named() -> None:
+    query = relevance.query("move the memory store to postgres", {"memory": 3, "store": 3}, 10)
+    adr = "# One SQLite file as the memory store\nKeep all memories in one SQLite file."
+    values = dict(zip(relevance.FEATURES, relevance.features(query, adr, 0.4, 0.2, 0.4), strict=True))
+    assert values["subject"] > values["coverage"]
+
+
+@pytest.fixture
+def tiny_engines(tmp_path: Path, real_embedder: OnnxEmbedder) -> dict[str, Engine]:
+    tiny.write(tmp_path / "ws")
+    engines = {}
+    for name in tiny.WORKSPACES:
+        engine = Engine(Settings(db=tmp_path / f"{name}.db"), tmp_path / "ws" / name,
+                        embedder=real_embedder)  # fmt: skip
+        engine.harvest()
+        engines[name] = engine
+    yield engines  # type: ignore[misc]
+    for engine in engines.values():
+        engine.store.close()
+
+
+def _texts(result: ContextResult, layers: set[str] | None = None) -> str:
+    return "\n".join(
+        i.text for s in result.sections if layers is None or s.layer in layers for i in s.items
+    ).lower()
+
+
+def test_a_prohibition_answers_in_every_mode_of_a_five_memory_workspace(
+    tiny_engines: dict[str, Engine],
+) -> None:
+    engine = tiny_engines["tiny-checkout"]
+    assert engine.status()["memories"] <= 10
+    question = "can I add the requests library to speed up the HTTP client?"
+    turn = chat.context(engine, ContextParams(input=question, mode="turn"))
+    assert "add a runtime dependency without an adr" in _texts(turn, {"constraints"})
+    startup = chat.context(engine, ContextParams(input="fix the checkout bug", mode="startup"))
+    assert "add a runtime dependency without an adr" in _texts(startup)
+    recall = chat.recall(engine, RecallParams(query=question, budget=500))
+    assert "add a runtime dependency without an adr" in _texts(recall)
+
+
+def test_censors_stay_within_their_cap_and_selected_layers_stay_gated(
+    tiny_engines: dict[str, Engine],
+) -> None:
+    engine = tiny_engines["tiny-checkout"]
+    greeting = chat.context(engine, ContextParams(input="hey, good morning!", mode="turn"))
+    layers = {s.layer: s for s in greeting.sections if s.items}
+    assert set(layers) <= {"constraints"}  # the censors, never a retrieved memory
+    for section in greeting.sections:
+        assert section.used <= section.cap or section.layer in ("identity", "frame")
+    nothing = chat.context(engine, ContextParams(input="What's our on-call rotation?"))
+    retrieved = [s for s in nothing.sections if s.items and s.layer != "constraints"]
+    assert retrieved == [], [i.text for s in retrieved for i in s.items]
+
+
+def test_a_recall_that_asks_for_an_alternative_gets_the_decision(
+    tiny_engines: dict[str, Engine],
+) -> None:
+    engine = tiny_engines["tiny-gosvc"]
+    recall = chat.recall(engine, RecallParams(query="Should we move the ledger to DynamoDB?"))
+    assert "postgresql 16" in _texts(recall)
+
+
+def _rows(repo: str, n: int, rng: np.random.Generator, shift: float = 0.0) -> list[dict]:
+    out = []
+    for q in range(n):
+        for c in range(20):
+            y = int(c == 0)
+            x = rng.normal(0.3 + 0.4 * y + shift, 0.1, len(relevance.FEATURES)).clip(0, 1)
+            out.append({"repo": repo, "variant": "full", "id": f"{repo}-{q}",
+                        "kind": "answerable", "x": list(x), "y": y})  # fmt: skip
+    return out
+
+
+def test_each_fold_is_fitted_without_its_repository() -> None:
+    rng = np.random.default_rng(0)
+    data = [r for repo in TUNE for r in _rows(repo, 6, rng)]
+    folds = gate_fit.fold_gates(data)
+    assert set(folds) == set(TUNE)
+    # changing one repository's rows changes every fold but its own
+    changed = [r for r in data if r["repo"] != TUNE[0]] + _rows(TUNE[0], 6, rng, shift=0.3)
+    again = gate_fit.fold_gates(changed)
+    assert again[TUNE[0]] == folds[TUNE[0]]
+    assert again[TUNE[1]] != folds[TUNE[1]]
+
+
+def test_the_fit_is_calibrated_on_data_it_never_saw() -> None:
+    rng = np.random.default_rng(1)
+    train = [r for repo in TUNE for r in _rows(repo, 20, rng)]
+    test = _rows("held-out", 40, rng)
+    w = gate_fit.fit(np.array([r["x"] for r in train]), np.array([r["y"] for r in train]))
+    p = gate_fit.predict(w, np.array([r["x"] for r in test]))
+    y = np.array([r["y"] for r in test])
+    assert abs(float(p.mean()) - float(y.mean())) < 0.02  # not a class-balanced score
+    for row in gate_fit.reliability(p, y):
+        if row["rows"] >= 50:
+            assert abs(row["predicted"] - row["observed"]) < 0.15
+
+
+def test_always_on_items_count_for_hits_but_not_as_retrieved() -> None:
+    items = [
+        Injected(("AGENTS.md",), "MUST NOT: add a runtime dependency without an ADR", 12, True),
+        Injected(("README.md",), "unrelated", 30),
+    ]
+    j = judge(items, ["AGENTS.md"], ["add a runtime dependency"])
+    assert j.strict and j.rank_strict == 1
+    assert j.items == 1 and j.tokens == 30 and j.precision == 0.0
+    assert j.always_items == 1 and j.always_tokens == 12
+
+
+def test_a_mini_variant_holds_root_instructions_contributing_and_expected_files(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "r"
+    for rel in ("AGENTS.md", "CONTRIBUTING.md", "docs/a.md", "docs/b.md", "x/AGENTS.md"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("# t\n", encoding="utf-8")
+    q = RepoQuestion("r", "r-01", "?", "answerable", ("docs/b.md",), ("t",))
+    assert mini_files(repo, [q]) == ["AGENTS.md", "CONTRIBUTING.md", "docs/b.md"]
