@@ -146,16 +146,19 @@ FEATURES = (
     "cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness", "subject", "asked",
 )  # fmt: skip
 """What the gate model reads of a (query, memory) pair, each in 0..1:
-cosine of the embeddings; weighted coverage of the query's words by the whole text; by the
-record's heading path alone; by its best single unit (one sentence, item or code line: is the
-answer in one place?); whether it holds the query's rarest word that the store knows; the
-search's BM25 relative to the best candidate's, times the best candidate's coverage (relative
-alone gives the best of five memories 1.0 for one shared common word); the cosine's closeness
-to the best candidate's (1 − the gap); coverage without the query's rarest word (its subject:
-"should we move the memory store to Postgres?" is answered by the decision about the memory
-store, which never names the alternative); and whether the memory is of the kind the question asks for (a decision for "why
-did we…", a constraint for "can I…"). Nothing counts the query's words the store never saw: new
-library names and placeholders are normal in a question."""
+- cosine of the embeddings;
+- weighted coverage of the query's words by the whole text; by the record's heading path alone;
+  by its best single unit (one sentence, item or code line: is the answer in one place?);
+- whether it holds the query's rarest word that the store knows;
+- the search's BM25 relative to the best candidate's, times the best candidate's coverage
+  (relative alone gives the best of five memories 1.0 for one shared common word);
+- the cosine's closeness to the best candidate's (1 − the gap);
+- coverage without the query's rarest word, its subject ("should we move the memory store to
+  Postgres?" is answered by the decision about the memory store, which never names Postgres);
+- whether the memory is of the kind the question asks for (a decision for "why did we…", a
+  constraint for "can I…").
+Nothing counts the query's words the store never saw: new library names and placeholders are
+normal in a question."""
 
 
 def features(
