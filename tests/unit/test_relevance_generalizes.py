@@ -160,3 +160,16 @@ def test_a_mini_variant_holds_root_instructions_contributing_and_expected_files(
         (repo / rel).write_text("# t\n", encoding="utf-8")
     q = RepoQuestion("r", "r-01", "?", "answerable", ("docs/b.md",), ("t",))
     assert mini_files(repo, [q]) == ["AGENTS.md", "CONTRIBUTING.md", "docs/b.md"]
+
+
+def test_a_censor_is_not_repeated_within_a_session(tiny_engines: dict[str, Engine]) -> None:
+    engine = tiny_engines["tiny-checkout"]
+
+    def censors(text: str, session: str | None) -> str:
+        params = ContextParams(input=text, mode="turn", session_id=session)
+        return _texts(chat.context(engine, params), {"constraints"})
+
+    assert "commit secrets" in censors("let's refactor the order model", "s-1")
+    assert "commit secrets" not in censors("now rename the payment module", "s-1")
+    assert "commit secrets" in censors("now rename the payment module", "s-2")
+    assert "commit secrets" in censors("now rename the payment module", None)

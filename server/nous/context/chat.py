@@ -83,6 +83,9 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
             profile=params.profile, conversation=params.conversation,
             instructions=params.injected_instructions, cut_note=note, vector=vector,
             session_id=params.session_id,
+            injected=frozenset(str(e["id"]) for e in session.injected)
+            if params.session_id
+            else frozenset(),
         ),
     )  # fmt: skip
     result.refresh = refresh

@@ -59,6 +59,8 @@ class Request:
     """The embedding of `input.strip()`, when the caller already computed it (once a request)."""
     session_id: str | None = None
     """The chat session asking: its own kept turns and notes are in its conversation already."""
+    injected: frozenset[str] = frozenset()
+    """What this chat session was already given: a censor is not repeated (SPEC §2.7)."""
 
 
 def _semantic(
@@ -80,6 +82,21 @@ def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[s
     """What goes in whatever the input (SPEC §2.7): pinned memories and blocking (escalated)
     constraints in scope. Everything else must be relevant to the input."""
     return store.always_on(scopes, limit)
+
+
+STANDING_CANDIDATES = 24
+"""Standing rules scored per request (the nearest to the input): a censors layer holds a few."""
+
+
+def _nearest(
+    store: MemoryStore, ids: list[str], query_vec: np.ndarray | None, limit: int
+) -> frozenset[str]:
+    """The `limit` of `ids` nearest to the query (the first `limit` when there is none)."""
+    if len(ids) <= limit or query_vec is None:
+        return frozenset(ids[:limit])
+    vectors = store.vectors(ids)
+    ranked = sorted(ids, key=lambda i: -float(vectors[i] @ query_vec) if i in vectors else 1.0)
+    return frozenset(ranked[:limit])
 
 
 def _bypasses_gate(memory: Memory, mode: str = "turn") -> bool:
@@ -240,7 +257,10 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     # so. Recall carries the most relevant few when the question asks whether it may do a thing.
     standing: frozenset[str] = frozenset()
     if total > 0 and (req.mode != "recall" or (intent.permission and not small_talk)):
-        standing = frozenset(store.standing_rules(view.project_scope, req.mode == "startup"))
+        standing = _nearest(
+            store, store.standing_rules(view.project_scope, req.mode == "startup"), query_vec,
+            STANDING_CANDIDATES * (2 if req.mode == "startup" else 1),
+        )  # fmt: skip
         for memory_id in standing:
             semantic.setdefault(memory_id, 0.0)
     if req.mode == "startup" and total > 0:  # the session slot: the last sessions' notes
@@ -458,6 +478,9 @@ def _filter(
             work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
             continue
         if censor and below:
+            if m.id in req.injected and not _bypasses_gate(m, req.mode):
+                work.drop(c, "duplicate", "a censor this session was already given")
+                continue
             c.terms["censor"] = 1.0  # in by the censors layer alone: only within its cap
         # With no input there is nothing to be relevant to: the priors alone choose (a chat that
         # starts empty), on the relevance within the startup tier (the score before the scope
