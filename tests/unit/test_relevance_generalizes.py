@@ -41,11 +41,14 @@ def test_words_the_store_never_saw_do_not_refuse_the_question() -> None:
     assert values[4] == 1.0  # holds the rarest word the store knows
 
 
-def test_the_subject_feature_ignores_the_alternative_named() -> None:
-    query = relevance.query("move the memory store to postgres", {"memory": 3, "store": 3}, 10)
-    adr = "# One SQLite file as the memory store\nKeep all memories in one SQLite file."
-    values = dict(zip(relevance.FEATURES, relevance.features(query, adr, 0.4, 0.2, 0.4), strict=True))
-    assert values["subject"] > values["coverage"]
+def test_a_question_asks_for_a_kind() -> None:
+    from nous.context import intent
+
+    why = intent.signals("Why did we pick httpx over requests?")
+    assert relevance.asked_kinds(why.dominant_hint, why.permission) == {"decision"}
+    may = intent.signals("can I add the requests library?")
+    assert "constraint" in relevance.asked_kinds(may.dominant_hint, may.permission)
+    assert not intent.signals("Should we move the ledger to DynamoDB?").permission
 
 
 @pytest.fixture

@@ -369,11 +369,6 @@ def _score(
     memories = store.get_many(list(semantic))
     vectors = store.vectors(list(memories)) if query_vec is not None else {}
     best_cosine = max(semantic.values(), default=0.0)
-    best_coverage = (
-        max((rel_query.coverage(m.content) for m in memories.values()), default=0.0)
-        if rel_query is not None
-        else 0.0
-    )
     active = (view.active_file or "").removeprefix("file://")
     stats = store.usage_stats(list(memories), config.scoring.usage_half_life_days)
     weights = profiles.tier_weights(profile, view.task)
@@ -393,8 +388,7 @@ def _score(
         if rel_query is not None:
             lexical_score = (lexical or {}).get(memory_id, 0.0)
             values = relevance.features(rel_query, memory.content, cosine, lexical_score,
-                                        best_cosine, memory.kind in asked,
-                                        best_coverage)  # fmt: skip
+                                        best_cosine, memory.kind in asked)  # fmt: skip
             rel = relevance.probability(values, config.gate.model)
             coverage = values[1]
         # The semantic term is the query relevance the gate admits on: the gate model's

@@ -142,28 +142,25 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(words(text)))
 
 
-FEATURES = (
-    "cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness", "subject", "asked",
-)  # fmt: skip
+FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness", "asked")
 """What the gate model reads of a (query, memory) pair, each in 0..1:
 - cosine of the embeddings;
 - weighted coverage of the query's words by the whole text; by the record's heading path alone;
   by its best single unit (one sentence, item or code line: is the answer in one place?);
 - whether it holds the query's rarest word that the store knows;
-- the search's BM25 relative to the best candidate's, times the best candidate's coverage
-  (relative alone gives the best of five memories 1.0 for one shared common word);
+- the search's BM25 relative to the best candidate's;
 - the cosine's closeness to the best candidate's (1 − the gap);
-- coverage without the query's rarest word, its subject ("should we move the memory store to
-  Postgres?" is answered by the decision about the memory store, which never names Postgres);
 - whether the memory is of the kind the question asks for (a decision for "why did we…", a
   constraint for "can I…").
 Nothing counts the query's words the store never saw: new library names and placeholders are
-normal in a question."""
+normal in a question. Tried and left out by leave-one-repository-out log loss (docs/benchmarks.md):
+BM25 relative to the best candidate times that candidate's coverage (worse on full and mini
+stores), and coverage without the query's rarest word (no gain)."""
 
 
 def features(
     query: Query, content: str, cosine: float, lexical: float, best_cosine: float = 0.0,
-    asked: bool = False, best_coverage: float = 1.0,
+    asked: bool = False,
 ) -> list[float]:  # fmt: skip
     from nous.memory.markdown import units
 
@@ -172,23 +169,15 @@ def features(
     best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
     known = {t: w for t, w in query.weights.items() if t not in query.unseen}
     rarest = max(known, key=lambda t: known[t]) if known else None
-    top = max(query.weights, key=lambda t: query.weights[t]) if query.weights else None
-    rest = total - (query.weights[top] if top is not None and len(query.weights) > 1 else 0.0)
     held = stems(content)
-    subject = (
-        sum(w for t, w in query.weights.items() if t != top and t in held) / rest
-        if top is not None and len(query.weights) > 1 and rest > 0
-        else query.coverage(content)
-    )
     return [
         max(0.0, cosine),
         query.coverage(content),
         query.coverage(heading) if heading else 0.0,
         min(1.0, best_unit / total),
         1.0 if rarest is not None and rarest in held else 0.0,
-        max(0.0, min(1.0, lexical)) * max(0.0, min(1.0, best_coverage)),
+        max(0.0, min(1.0, lexical)),
         max(0.0, 1.0 - max(0.0, best_cosine - cosine)),
-        subject,
         1.0 if asked else 0.0,
     ]
 

@@ -102,9 +102,7 @@ def _question_rows(
         best = max(cosine.values(), default=0.0)
         intent = intents.signals(q.question)
         asked = relevance.asked_kinds(intent.dominant_hint, intent.permission)
-        memories = store.get_many(list(cosine))
-        best_coverage = max((query.coverage(m.content) for m in memories.values()), default=0.0)
-        for memory_id, memory in memories.items():
+        for memory_id, memory in store.get_many(list(cosine)).items():
             path = (memory.source or "").removeprefix("file:").split("#")[0]
             text = _norm(memory.content)
             label = (
@@ -114,7 +112,7 @@ def _question_rows(
             )
             values = relevance.features(query, memory.content, cosine[memory_id],
                                         lexical.get(memory_id, 0.0), best,
-                                        memory.kind in asked, best_coverage)  # fmt: skip
+                                        memory.kind in asked)  # fmt: skip
             out.append({"repo": repo, "variant": variant, "id": q.id, "kind": q.kind,
                         "x": values, "y": int(label)})  # fmt: skip
     return out
