@@ -8,15 +8,22 @@ read from YAML front matter, a `## Status` section (paragraph or bullet), a `Sta
 `* **Status**: …` line, or free text ("Implemented in …"). One record leads with the title, the
 status and the decision (MADR "Decision Outcome" / "Chosen option" included); every other
 section becomes records of its own (ADRs run to 90 KB and answers sit deep inside them).
+
+RFCs are decision records too (labelled `RFC <n>`): dated names (`2020-04-06-1858-…`) are
+numbered by the number after the date; `sync` finds RFC folders whose records carry no status
+(`reads_like_record` tells a record from other docs there) and passes the status the folder's
+README gives merged ones. A template (`template.md`, `0000_example.md`) is no decision. A record
+that says it replaces another (`succession`) names it in `supersedes`.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import PurePosixPath
 
-from nous.memory.markdown import Block, Document, Section, parse
-from nous.workspace.harvest import records
+from nous.memory.markdown import Block, Document, Section, parse, render_block
+from nous.workspace.harvest import records, succession
 from nous.workspace.harvest.model import Harvested
 
 FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records", "architecture", "rfcs", "rfc"})
@@ -32,13 +39,42 @@ STATUS = {
 _DECISION = ("decision outcome", "decision", "chosen option", "decision and rationale", "outcome")
 _NOT_DECISION = ("decision driver", "decision maker", "decision criteria", "decision factor")
 _NUMBER = re.compile(r"(\d{1,5})")
+_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[-_](\d{1,6}))?[-_]")
+"""`2020-04-06-1858-automatically-adjust-request-limits.md`: a date, then the record's number."""
+_BARE = re.compile(
+    r"^(?:\d+\.\s+)?(?:(?:ADR|RFC)[-\s]*#?\s*)?\d+(?:\s*[-–:]?\s*\d{4}-\d{2}-\d{2})?[.:)\s–-]*",
+    re.I,
+)
+"""What a title says before its subject: `RFC #2768 - 2020-06-12 - `, `1. `, `ADR-019: `."""
 _STATUS_LINE = re.compile(r"^\W*status\W*\s*[:-]\s*(.+)$", re.I | re.M)
+_STATUS_LEAD = re.compile(rf"^({'|'.join([*STATUS, 'archived', 'reverted'])})\s*(?::|\.?$)", re.I)
+"""A paragraph or quote under the title that is a status word, alone or leading a sentence
+(archived and reverted are shown as written: still the record of what was decided then)."""
+RECORD_SECTIONS = (
+    "summary", "motivation", "proposal", "proposed", "decision", "alternative", "rationale",
+    "background", "context", "goals", "non-goals", "drawbacks", "design", "overview",
+    "problem", "outcome", "prior art", "unresolved", "scope", "solution", "accepted solution",
+    "consequences", "requirements", "current state", "desired state", "objective",
+)  # fmt: skip
+"""Headings that make a document in an RFC folder read like a record (two of them)."""
+
+
+def is_template(relpath: str) -> bool:
+    """A record template (`template.md`, `adr-template.md`, `0000_example.md`,
+    `_YYYY-MM-DD-issue#-title.md`): the shape of a decision, not one."""
+    name = PurePosixPath(relpath).name.lower()
+    return "template" in name or "example" in name or name.startswith("_")
+
+
+def numbered(relpath: str) -> bool:
+    """A numbered (`0007-…`, `adr-019-…`) or dated (`2020-04-06-1858-…`) record name."""
+    return bool(_NAME.match(PurePosixPath(relpath).name.lower()))
 
 
 def matches(relpath: str, text: str | None = None) -> bool:
     p = PurePosixPath(relpath)
     name = p.name.lower()
-    if "template" in name or not _NAME.match(name):
+    if is_template(relpath) or not _NAME.match(name):
         return False
     if any(part.lower() in FOLDERS for part in p.parts[:-1]):
         return True
@@ -48,9 +84,54 @@ def matches(relpath: str, text: str | None = None) -> bool:
     return "status" in lowered and ("## context" in lowered or "## decision" in lowered)
 
 
+_OPENING_SECTIONS = frozenset({"summary", "abstract", "overview", "motivation", "introduction"})
+"""A first heading that is one of these is no title: the file name names the record."""
+
+
+def _section_name(title: str) -> set[str]:
+    """The record headings (Summary, Motivation, …) `title` is."""
+    title = re.sub(r"^[\d.\s]+", "", title.lower().strip("*: "))
+    return {s for s in RECORD_SECTIONS if title.startswith(s)}
+
+
+def reads_like_record(text: str) -> bool:
+    """Two or more record headings (Summary, Motivation, Proposal, Alternatives, …)."""
+    seen: set[str] = set()
+    for section in parse(text).sections:
+        seen |= _section_name(section.title)
+    return len(seen) >= 2
+
+
 def number_of(relpath_or_ref: str) -> str | None:
-    match = _NUMBER.search(PurePosixPath(relpath_or_ref).name)
+    name = PurePosixPath(relpath_or_ref).name
+    dated = _DATED.match(name)
+    if dated:
+        return str(int(dated.group(2))) if dated.group(2) else None
+    match = _NUMBER.search(name)
     return str(int(match.group(1))) if match else None
+
+
+def _label(relpath: str, number: str | None, bare: str) -> str:
+    """`ADR 7: Use gRPC`, `RFC 1858: Automatically adjust request limits`, `RFC 2020-09-28: …`."""
+    p = PurePosixPath(relpath)
+    rfc = any("rfc" in part.lower() for part in p.parts[:-1]) or p.name.lower().startswith("rfc")
+    kind = "RFC" if rfc else "ADR"
+    dated = _DATED.match(p.name)
+    key = number or (dated.group(1) if dated else None)
+    return f"{kind} {key}: {bare}" if key else f"{kind}: {bare}"
+
+
+def target(relpath: str, ref: succession.Ref) -> str | None:
+    """A reference as `sync` looks it up: the main anchor of a linked record file
+    (`file:<path>#adr-<n>`), else a record number."""
+    href = ref.href.split("#", 1)[0]
+    if href and "://" not in href and href.lower().endswith((".md", ".markdown")):
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(relpath), href)).lstrip("/")
+        if not path.startswith(".."):
+            return f"file:{path}#adr-{number_of(path) or 0}"
+    if ref.number:
+        return str(int(ref.number))
+    return succession.number_in(ref.text) if ref.text else None
 
 
 def _status_text(doc: Document) -> str:
@@ -67,6 +148,11 @@ def _status_text(doc: Document) -> str:
                 found = _STATUS_LINE.search(text.replace("*", ""))
                 if found:
                     return found.group(1)
+    for section in doc.sections[:2]:  # opendal's `**Reverted**`, vector's `> **Archived:** …`
+        for block in section.blocks[:4]:
+            lead = _STATUS_LEAD.match(block.text) if block.kind in ("para", "quote") else None
+            if lead:
+                return lead.group(1)  # the word: the record's text says the rest
     return ""
 
 
@@ -132,16 +218,48 @@ def _lead(doc: Document) -> list[Block]:
     return chosen
 
 
-def harvest(relpath: str, text: str) -> list[Harvested]:
+def harvest(relpath: str, text: str, folder_status: str | None = None) -> list[Harvested]:
+    """The records of one ADR or RFC; `folder_status` (from `sync`: what its folder's README
+    says merged records are) stands in when the record states no status of its own."""
     doc = parse(text)
     number = number_of(relpath)
     title = doc.title or PurePosixPath(relpath).stem
-    bare = re.sub(r"^(ADR[-\s]?)?\d+[.:)\s-]*", "", title, flags=re.I).strip() or title
-    label = f"ADR {number}: {bare}" if number else f"ADR: {bare}"
+    if title.lower().strip("*: ") in _OPENING_SECTIONS:  # opendal's RFCs open with `# Summary`
+        stem = _DATED.sub("", PurePosixPath(relpath).stem + "-")
+        title = re.sub(r"^\d+[-_]", "", stem).replace("_", " ").replace("-", " ").strip() or title
+    bare = _BARE.sub("", title).strip() or title
     status, successor, written = read_status(doc)
+    if not written and folder_status in STATUS:
+        status, written = STATUS[folder_status], folder_status
+    said = succession.claims(text)
+    if successor is None and said.superseded_by:
+        successor = target(relpath, said.superseded_by[0])
+    supersedes = [t for t in (target(relpath, r) for r in said.supersedes) if t]
+    return of_record(doc, relpath, number, _label(relpath, number, bare), status, written,
+                     successor=successor, supersedes=supersedes)  # fmt: skip
+
+
+def of_record(
+    doc: Document, relpath: str, number: str | None, label: str, status: str | None,
+    written: str, successor: str | None = None, supersedes: list[str] | None = None,
+    whole_first: bool = False,
+) -> list[Harvested]:  # fmt: skip
+    """One decision record as memories: the main record (`#adr-<n>`: label, status, decision)
+    then its other sections (`#adr-<n>-<section>`, tagged `adr-section`). `whole_first`: with
+    no decision section, the first section leads whole when it fits one record (a decision
+    log's entry is a date line and a few paragraphs: split, its answer lands in two halves)."""
+    title = doc.title
     tags = ["adr", f"adr-{number}" if number else "adr"]
     common = {"status": status, "successor": successor, "confidence": 1.0}
     lead_blocks = _lead(doc)
+    first = next((s for s in doc.sections if s.blocks), None)
+    if (
+        whole_first
+        and first
+        and not any(_is_decision(s) for s in doc.sections)
+        and sum(len(render_block(b)) for b in first.blocks) <= records.LIMIT
+    ):
+        lead_blocks = list(first.blocks)
     shown = " ".join(written.split()[:8]).rstrip(".")
     head = f"{label} (status: {shown})" if shown else label
     main = records.Record([head], "adr", list(lead_blocks))
@@ -151,8 +269,10 @@ def harvest(relpath: str, text: str) -> list[Harvested]:
         anchor = f"adr-{number or 0}" if n == 0 else f"adr-{number or 0}-decision-{n + 1}"
         out.append(Harvested(kind="decision", content=record.content(),
                              anchor=f"file:{relpath}#{anchor}", tags=tags, importance=0.8,
+                             supersedes=list(supersedes or []) if n == 0 else [],
                              **common))  # type: ignore[arg-type]  # fmt: skip
     lead_ids = {id(b) for b in lead_blocks}
+    used: dict[str, int] = {}
     for section in doc.sections:
         if section.title.lower().strip("* ") == "status" or _is_decision(section):
             continue
@@ -162,6 +282,9 @@ def harvest(relpath: str, text: str) -> list[Harvested]:
                        [b for b in section.blocks if id(b) not in lead_ids])  # fmt: skip
         path = [label, *[p for p in section.path if p != title]]
         for record in records.of_section(rest, path):
+            used[record.anchor] = used.get(record.anchor, 0) + 1
+            if used[record.anchor] > 1:  # "Pros" under every option
+                record.anchor = f"{record.anchor}-{used[record.anchor]}"
             out.append(Harvested(kind="decision", content=record.content(),
                                  anchor=f"file:{relpath}#adr-{number or 0}-{record.anchor}",
                                  tags=[*tags, "adr-section"], importance=0.6,

@@ -3,15 +3,22 @@ a long section that fits one record), read as a Markdown tree.
 
 AGENTS.md, CLAUDE.md, GEMINI.md, CONVENTIONS.md, `.github/copilot-instructions.md`,
 `*.instructions.md` (with `applyTo`), agent skills (`SKILL.md`), `.cursorrules`,
-`.cursor/rules/*`, `.clinerules` — at any depth: a nested file applies to its subtree (tagged
-`subtree:<dir>`; the pipeline boosts it when the active file is under that folder). A list keeps
-its lead-in, so every item of "Agents MUST NOT:" is stored under that line and the record is a
-constraint; a code block stays with the sentence that introduces it.
+`.cursor/rules/*`, `.clinerules` — at any depth, `agents.md` / `claude.md` / `gemini.md` in any
+case: a nested file applies to its subtree (tagged `subtree:<dir>`; the pipeline boosts it when
+the active file is under that folder). A list keeps its lead-in, so every item of "Agents MUST
+NOT:" is stored under that line and the record is a constraint; a code block stays with the
+sentence that introduces it.
+
+An `@path` token (Claude Code's import: `@AGENTS.md`, `@.agents/agents.md.`) names a file whose
+rules the instruction file pulls in: `imports` lists them, `sync` harvests them as instruction
+files governing the importer's folder, and a line that only imports is no rule of its own.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import posixpath
+import re
 from pathlib import PurePosixPath
 
 from nous.memory.markdown import parse
@@ -23,11 +30,22 @@ NAMES = frozenset(
     {"AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".cursorrules", ".clinerules", "GEMINI.md",
      "SKILL.md", "copilot-instructions.md"}
 )  # fmt: skip
+ANY_CASE = frozenset({"agents.md", "claude.md", "gemini.md"})
+"""Names matched in any case (fx-private-relay's nested `api/agents.md`)."""
+MARKERS = (".github", ".cursor", ".clinerules", ".agents", ".claude")
+"""Folders of agent configuration: a file under one governs the folder that holds it."""
+_IMPORT = re.compile(r"(?:^|(?<=\s))@([\w.~/-][^\s`'\"<>()\[\]]*)")
+_TRAILING = ".,;:!?"
+MAX_IMPORT_LINE = 2000
+"""Longer lines are prose, never read for imports (and no pattern runs over a huge line)."""
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
 
 
 def matches(relpath: str) -> bool:
     p = PurePosixPath(relpath)
-    if p.name in NAMES or p.name.endswith(".instructions.md"):
+    name = p.name
+    if name in NAMES or name.lower() in ANY_CASE or name.endswith(".instructions.md"):
         return True
     if ".cursor" in p.parts[:-1] and "rules" in p.parts[:-1]:
         return True
@@ -38,11 +56,65 @@ def subtree(relpath: str) -> str:
     """The folder an instruction file governs ('' for the whole workspace): a file under a
     `.github/` (skills, instructions) governs the folder that holds that `.github/`."""
     parts = PurePosixPath(relpath).parts[:-1]
-    for marker in (".github", ".cursor", ".clinerules"):
+    for marker in MARKERS:
         if marker in parts:
             parts = parts[: parts.index(marker)]
             break
     return "/".join(parts)
+
+
+def _prose_lines(text: str) -> list[tuple[int, str]]:
+    """(index, line without code spans) of the lines outside fenced code blocks: an `@` inside
+    code is not an import (Claude Code does not evaluate them there either)."""
+    out: list[tuple[int, str]] = []
+    fence = ""
+    for n, line in enumerate(text.splitlines()):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if len(line) <= MAX_IMPORT_LINE:
+            out.append((n, _CODE_SPAN.sub(" ", line)))
+    return out
+
+
+def _paths(line: str) -> list[str]:
+    """The `@path` tokens of a line that name a path: with a `/` or a `.` (`@maintainers` is a
+    mention), neither under `~` nor absolute."""
+    tokens = (t.rstrip(_TRAILING) for t in _IMPORT.findall(line))
+    return [t for t in tokens if ("/" in t or "." in t) and not t.startswith(("~", "/"))]
+
+
+def imports(relpath: str, text: str) -> list[str]:
+    """Workspace-relative paths of the files `relpath` imports with `@path` (relative to its own
+    folder, as Claude Code resolves them). A token without a `/` or a `.` is a mention
+    (`@maintainers`), not a path; `~`, absolute and `..`-escaping paths are left out; whether
+    the file exists is for the caller to find out."""
+    out: dict[str, None] = {}
+    folder = posixpath.dirname(relpath)
+    for _n, line in _prose_lines(text):
+        for token in _paths(line):
+            joined = posixpath.normpath(posixpath.join(folder, token))
+            if joined != "." and not joined.startswith("../") and joined != "..":
+                out[joined] = None
+    return list(out)
+
+
+def _without_import_lines(text: str) -> str:
+    """`text` less the lines that hold nothing but `@path` imports (they are no rule)."""
+    drop = set()
+    for n, line in _prose_lines(text):
+        found = _paths(line)
+        rest = _IMPORT.sub(" ", line).strip(" \t-*>" + _TRAILING)
+        if found and not rest and len(found) == len(_IMPORT.findall(line)):
+            drop.add(n)
+    if not drop:
+        return text
+    return "\n".join(line for n, line in enumerate(text.splitlines()) if n not in drop)
 
 
 def _apply_language(front: dict[str, str]) -> str | None:
@@ -60,11 +132,13 @@ def _apply_language(front: dict[str, str]) -> str | None:
     return languages.pop() if len(languages) == 1 else None
 
 
-def harvest(relpath: str, text: str) -> list[Harvested]:
-    doc = parse(text)
+def harvest(relpath: str, text: str, governs: str | None = None) -> list[Harvested]:
+    """The rules of an instruction file; `governs` (from `sync`: a file imported or symlinked
+    from another instruction file) is the folder they apply to, else the file's own subtree."""
+    doc = parse(_without_import_lines(text))
     language = _apply_language(doc.front)
     label = relpath
-    where = subtree(relpath)
+    where = subtree(relpath) if governs is None else governs
     tags = ["instructions"] + ([f"subtree:{where}"] if where else [])
     if doc.front.get("name"):  # an agent skill: its name and description lead its records
         tags.append(slug(doc.front["name"], 40))

@@ -19,6 +19,9 @@ class Harvested:
     language: str | None = None
     tags: list[str] = field(default_factory=list)
     successor: str | None = None
-    """For a superseded ADR: the anchor-less relpath or number of the ADR that replaces it."""
+    """For a superseded record: the number of the record that replaces it, or its main anchor
+    (`file:<relpath>#adr-<n>`)."""
+    supersedes: list[str] = field(default_factory=list)
+    """For a record that says it replaces older ones: their numbers or main anchors."""
     confidence: float = 0.9
     importance: float = 0.6

@@ -1,10 +1,14 @@
 """Run the harvesters over a workspace and keep the store true to the sources.
 
-Unchanged files (same sha256 as last time) are skipped. A changed file's memories are rewritten:
+What is read, and what each file is to the harvest (an alias, an import, a decision record of an
+RFC folder), is `candidates`'s; the harvester a file goes to is a function of its path, its text
+and that role. Unchanged files (same sha256 of bytes and role as last time) are skipped. A changed file's memories are rewritten:
 rules still there are confirmed, new ones created, vanished ones made inactive; a removed file
 makes all of its memories inactive. What is read, and how, is `boundary`'s: `.env*` files and
 `.nousignore` matches are never read, nor anything that is not a regular file inside the folder;
-one unreadable, refused or malformed file is logged and skipped.
+one unreadable, refused or malformed file is logged and skipped. After the files, records that
+say they replace others (by status or in their text) are linked to them: the older record's rows
+become superseded by the newer one's main row.
 """
 
 from __future__ import annotations
@@ -20,21 +24,22 @@ from pathlib import Path
 from nous.errors import NousError
 from nous.memory import lifecycle
 from nous.memory.interface import Store
-from nous.memory.model import Draft
+from nous.memory.model import Draft, Memory
 from nous.workspace import boundary
-from nous.workspace.detect import IGNORED_DIRS
-from nous.workspace.harvest import adr, git, instructions, procedures
+from nous.workspace.harvest import adr, decision_log, git, instructions, procedures
+from nous.workspace.harvest.candidates import (
+    MAX_FILE_BYTES,
+    ON_ITS_OWN,
+    RFC_FOLDERS,
+    Role,
+    harvestable,
+    plan,
+)
 from nous.workspace.harvest.model import Harvested
 
 log = logging.getLogger(__name__)
-MAX_FILE_BYTES = 1_000_000
-HARVESTERS = ((instructions.matches, instructions.harvest), (adr.matches, adr.harvest),
-              (procedures.matches, procedures.harvest))  # fmt: skip
-MAX_DEPTH = 8
-MAX_DOCS = 400
-"""Documents beyond instruction files and ADRs read per harvest: linked ones first, then
-contributing/development guides and READMEs, then the shallowest."""
-_LINK = re.compile(r"\]\(\s*<?([^)\s>#]+\.md)(?:#[^)\s]*)?>?")
+
+__all__ = ["MAX_FILE_BYTES", "Report", "candidates", "harvestable", "plan", "sync"]
 
 
 @dataclass
@@ -50,56 +55,35 @@ class Report:
 
 
 def candidates(root: Path, ignore: boundary.Ignore | None = None) -> list[str]:
-    """Relative paths of the files some harvester reads: the boundary's walk (symlinked folders
-    never entered), less what `.nousignore` / `.env*` exclude and vendored trees."""
-    ignore = ignore or boundary.harvest_ignore(root)
-
-    def skip(rel: str, is_dir: bool) -> bool:
-        return (is_dir and rel.rsplit("/", 1)[-1] in IGNORED_DIRS) or ignore(rel, is_dir)
-
-    walked = boundary.walk(root, skip, max_depth=MAX_DEPTH)
-    found = [rel for rel in walked if any(match(rel) for match, _ in HARVESTERS)]
-    rules = [r for r in found if instructions.matches(r) or adr.matches(r)]
-    linked = _linked(root, [r for r in found if instructions.matches(r)], ignore)
-    docs = sorted(
-        (r for r in found if r not in set(rules)),
-        key=lambda r: (r not in linked, procedures.priority(r), r),
-    )
-    return sorted(rules + docs[:MAX_DOCS])
+    """Relative paths of the files the harvest reads (`candidates.plan`)."""
+    return plan(root, ignore).paths
 
 
-def _linked(root: Path, sources: list[str], ignore: boundary.Ignore) -> set[str]:
-    """Workspace-relative Markdown paths the instruction files link to."""
-    out: set[str] = set()
-    for rel in sources:
-        try:
-            text = boundary.read_bounded(root, rel, MAX_FILE_BYTES, ignore).decode(
-                "utf-8", errors="replace"
-            )
-        except OSError:
-            continue
-        for target in _LINK.findall(text):
-            if "://" in target:
-                continue
-            joined = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
-            if not joined.startswith(".."):
-                out.add(joined.lstrip("/"))
-    return out
-
-
-def harvestable(relpath: str) -> bool:
-    """True when some harvester reads this path (removed paths count too)."""
-    return any(match(relpath) for match, _ in HARVESTERS)
-
-
-def _harvest_file(rel: str, text: str) -> list[Harvested]:
-    if instructions.matches(rel):
-        return instructions.harvest(rel, text)
-    if adr.matches(rel, text):
-        return adr.harvest(rel, text)
+def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harvested]:
+    if role.alias_of is not None or role.template:
+        return []
+    if role.governs is not None or instructions.matches(rel):
+        return instructions.harvest(rel, text, role.governs)
+    record = role.folder_status is not None and (
+        posixpath.basename(posixpath.dirname(rel)).lower() in RFC_FOLDERS
+        or adr.reads_like_record(text)
+    )  # in an `rfcs/` folder every document is one; elsewhere one that reads like a record
+    if adr.matches(rel, text) or record:
+        return adr.harvest(rel, text, role.folder_status or None)
+    if decision_log.matches(rel, text):
+        return decision_log.harvest(rel, text)
     if procedures.matches(rel):
         return procedures.harvest(rel, text)
     return []
+
+
+def _sha(raw: bytes, role: Role) -> str:
+    """What the harvest ledger keeps for a file: its bytes' sha256, with its role when it has
+    one (so a change of role alone harvests it again)."""
+    digest = hashlib.sha256(raw)
+    if role.key():
+        digest.update(b"\0nous-role:" + role.key().encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def _drafts(items: list[Harvested], project_scope: str) -> list[Draft]:
@@ -136,16 +120,55 @@ def _write(
             report.retired += 1
 
 
-def _link_successors(store: Store, project_scope: str, adrs: dict[str, list[Harvested]]) -> None:
-    for items in adrs.values():
+def _live(store: Store, scope: str, base: str) -> list[Memory]:
+    """The live rows of one record: its main row (`base`, `file:<rel>#adr-<n>`) and its sections
+    (`base-…`)."""
+    ids = [i for i, _kind, _status in store.live_from_source(base, scope)]
+    rows = store.get_many(ids).values()
+    return [m for m in rows if m.source == base or (m.source or "").startswith(f"{base}-")]
+
+
+def _main(store: Store, scope: str, ref: str) -> Memory | None:
+    """The live main row of the record `ref` names (a main anchor, or a number)."""
+    if ref.startswith("file:"):
+        return next((m for m in _live(store, scope, ref) if m.source == ref), None)
+    number = adr.number_of(ref)
+    found = store.live_adr(number, scope) if number is not None else None
+    return store.get_many([found]).get(found) if found else None
+
+
+_MAIN = re.compile(r"#adr-\d+$")
+
+
+def _link_successors(store: Store, scope: str, changed: dict[str, list[Harvested]]) -> None:
+    """Records a changed record says replaced it (its status or its text), or that it replaces,
+    are linked: every live row of the older one is superseded by the newer one's main row. A
+    reference that no live record answers to is left alone."""
+    for items in changed.values():
         for h in items:
-            if not h.successor:
-                continue
-            number = adr.number_of(h.successor)
-            old = store.id_of_source(h.anchor, project_scope)
-            new = store.live_adr(number, project_scope) if number is not None else None
-            if old and new and old != new:
-                store.link_successor(old, new)
+            if not _MAIN.search(h.anchor):
+                continue  # a section: its record's main row speaks for it
+            pairs = [(h.anchor, h.successor)] if h.successor else []
+            pairs += [(ref, h.anchor) for ref in h.supersedes]
+            for older, newer in pairs:
+                try:
+                    _supersede(store, scope, older, newer)
+                except NousError as exc:
+                    log.warning("harvest: %s not linked to %s: %s", boundary.display(older),
+                                boundary.display(newer), exc)  # fmt: skip
+
+
+def _supersede(store: Store, scope: str, older_ref: str, newer_ref: str) -> None:
+    newer = _main(store, scope, newer_ref)
+    older = _main(store, scope, older_ref)
+    if newer is None or older is None or older.source == newer.source:
+        return
+    for memory in _live(store, scope, older.source or ""):
+        if memory.status == "superseded":
+            if memory.superseded_by != newer.id:
+                store.link_successor(memory.id, newer.id)
+        elif lifecycle.machine(memory.kind).allows(memory.status, "superseded"):
+            store.supersede(memory.id, newer.id)
 
 
 def sync(store: Store, project: str, root: Path, git_limit: int = 50) -> Report:
@@ -154,27 +177,29 @@ def sync(store: Store, project: str, root: Path, git_limit: int = 50) -> Report:
     scope = f"project:{project}"
     report = Report()
     seen = set()
-    adrs: dict[str, list[Harvested]] = {}
+    decisions: dict[str, list[Harvested]] = {}
     known = store.harvested(project)
     ignore = boundary.harvest_ignore(root)
-    for rel in candidates(root, ignore):
+    walk = plan(root, ignore)
+    for rel in walk.paths:
         report.files += 1
         seen.add(rel)
+        role = walk.roles.get(rel, ON_ITS_OWN)
         try:
             raw = boundary.read_bounded(root, rel, MAX_FILE_BYTES, ignore)
-            sha = hashlib.sha256(raw).hexdigest()
+            sha = _sha(raw, role)
             if known.get(rel) == sha:
                 continue
-            items = _harvest_file(rel, raw.decode("utf-8", errors="replace"))
+            items = _harvest_file(rel, raw.decode("utf-8", errors="replace"), role)
             _write(store, scope, rel, items, report)
             if any("adr" in h.tags for h in items):
-                adrs[rel] = items
+                decisions[rel] = items
             store.note_harvested(project, rel, sha)
             report.changed += 1
         except (OSError, NousError, ValueError) as exc:
             log.warning("harvest: skipped %s: %s", boundary.display(rel), exc)
             report.errors.append(boundary.display(f"{rel}: {exc}"))
-    _link_successors(store, scope, adrs)
+    _link_successors(store, scope, decisions)
     for rel in set(known) - seen:
         for memory_id, kind, status in store.live_from_source(f"file:{rel}#", scope):
             if lifecycle.machine(kind).allows(status, "inactive"):
