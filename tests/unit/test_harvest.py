@@ -153,6 +153,19 @@ def test_changed_rule_file_updates_without_duplicates(
     assert any("Use pytest for every test." in c and s == "inactive" for c, s in rows)
 
 
+def test_a_new_harvester_version_reads_every_file_again(
+    workspace: Path, tmp_path: Path, real_embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nous.workspace.harvest import sync
+
+    engine = Engine(Settings(db=tmp_path / "m.db"), workspace, embedder=real_embedder)
+    first = engine.harvest()
+    assert first["changed"] >= 1 and engine.harvest()["changed"] == 0
+    monkeypatch.setattr(sync, "HARVESTER_VERSION", sync.HARVESTER_VERSION + "-next")
+    again = engine.harvest()
+    assert again["changed"] == first["changed"] and again["created"] == 0  # confirmed, not copied
+
+
 def test_instruction_file_glob_scopes_to_one_language() -> None:
     text = "---\napplyTo: '**/*.py'\n---\n- Use pathlib, not os.path.\n"
     [rule] = instructions.harvest(".github/instructions/python.instructions.md", text)

@@ -77,10 +77,16 @@ def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harveste
     return []
 
 
+HARVESTER_VERSION = "2"
+"""Bumped when the harvesters read a file differently (issue 25: decision logs, RFC folders,
+lower-case agents.md): every file is harvested again once, so an existing store picks it up."""
+
+
 def _sha(raw: bytes, role: Role) -> str:
-    """What the harvest ledger keeps for a file: its bytes' sha256, with its role when it has
-    one (so a change of role alone harvests it again)."""
+    """What the harvest ledger keeps for a file: its bytes' sha256 with the harvesters' version,
+    and its role when it has one (so a change of role alone harvests it again)."""
     digest = hashlib.sha256(raw)
+    digest.update(b"\0nous-harvester:" + HARVESTER_VERSION.encode())
     if role.key():
         digest.update(b"\0nous-role:" + role.key().encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
