@@ -767,9 +767,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         self._always_on[key] = [r[0] for r in rows]
         return list(self._always_on[key])
 
-    def standing_rules(
-        self, scope: str, instructions: bool = False, limit: int = 200
-    ) -> list[str]:
+    def standing_rules(self, scope: str, instructions: bool = False, limit: int = 200) -> list[str]:
         """Ids of the live constraints of `scope` (the censors layer, SPEC §2.7) and, with
         `instructions`, every live rule harvested from its instruction files (a chat start
         carries them): newest first. Kept until a memory changes, like `always_on`."""
