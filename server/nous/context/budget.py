@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from nous.context import rules
 from nous.context.render import FENCE, Block, document, fence_open, item_line
 from nous.context.score import Scored
 from nous.memory.tokens import TokenCounter
@@ -93,7 +94,7 @@ def allocate(
         for detail, text in details:
             if cap_check and detail == "micro" and len(details) > 1:
                 continue  # a one-liner only when nothing richer fits what is left in the end
-            line = item_line(memory.kind, text, layer_kinds.get(layer, []))
+            line = item_line(memory.kind, text, layer_kinds.get(layer, []), rules.is_rule(memory))
             cost = cost_of(layer, line)
             within_cap = bucket_used.get(bucket, 0) + cost <= caps.get(bucket, 0)
             if used + cost <= total and (within_cap or not cap_check):
