@@ -1,5 +1,5 @@
 """Property: whatever the memories and the budget, the rendered context (headings included,
-counted with tiktoken) never exceeds the budget; every in-scope candidate is either included or
+counted with tiktoken) never exceeds the budget, nor any section its reported cap; every in-scope candidate is either included or
 dropped with a reason; another project's memories never show up; a greeting retrieves nothing."""
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ def test_rendered_context_never_exceeds_the_budget(
     )
     assert result.tokens == (COUNTER.count(result.text) if result.text else 0)
     assert result.tokens <= budget
+    for section in result.sections:  # every section reports the cap it had, and kept to it
+        assert section.used <= section.cap <= budget, (section.layer, section.used, section.cap)
     inside = False
     for line in result.text.split("\n"):  # a rule block too is one `- ` line a rule in a fence
         if line in (fence_open(), FENCE):

@@ -1,15 +1,18 @@
 """The workspace's own instruction rules render as rules, one `- ` line a rule led by its lead-in
-(SPEC §2.8), in every detail and layer. A tiny workspace harvested for real: an AGENTS.md and
-one ADR."""
+(SPEC §2.8), in every detail and layer; every section of every manifest reports the cap it had
+(SPEC §2.9). A tiny workspace harvested for real: an AGENTS.md and one ADR."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from nous import cli
 from nous.context import chat, items, relevance, rules
+from nous.context import config as configs
 from nous.context.render import FENCE, fence_open, item_line
 from nous.context.score import Scored
 from nous.engine import Engine
@@ -137,3 +140,42 @@ def test_a_lead_in_is_shortened_to_its_modal_phrase_only_when_it_tells_the_reade
         == "Before making changes, agents MUST:"
     )
     assert rules.lead_in("Testing libraries") == "Testing libraries:"
+
+
+@pytest.mark.parametrize(("mode", "text"), ASKED)
+def test_every_section_reports_the_cap_it_had(engine: Engine, mode: str, text: str) -> None:
+    result = ask(engine, mode, text)
+    for section in result.sections:
+        assert section.used <= section.cap <= result.budget, (
+            section.layer,
+            section.used,
+            section.cap,
+        )
+        if section.items:
+            assert section.cap > 0, section.layer
+
+
+def test_a_startup_section_has_the_tiers_its_items_drew_on(engine: Engine) -> None:
+    """At startup the first pass fills scope tiers, not layers: the rules (project memories)
+    report the project tier, not 0 (`[rules] 94/0` before)."""
+    result = ask(engine, "startup", "")
+    startup = configs.defaults().startup
+    tiers = sum(startup.model_dump().values())
+    project = startup.project * result.budget // tiers
+    [section] = [s for s in result.sections if s.layer == "rules"]
+    assert 0 < section.used <= section.cap == project
+
+
+def test_the_cli_manifest_prints_each_sections_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = write_workspace(tmp_path)
+    where = ["--workspace", str(ws), "--db", str(tmp_path / "m.db")]
+    assert cli.main([*where, "harvest"]) == 0
+    capsys.readouterr()
+    assert cli.main([*where, "context", "--mode", "startup", ""]) == 0
+    out = capsys.readouterr().out
+    shown = dict(re.findall(r"^ +\[(\w+)\] (\d+/\d+)$", out, re.M))
+    used, cap = (int(n) for n in shown["rules"].split("/"))
+    assert 0 < used <= cap, out
+    assert all(int(u) <= int(c) for u, c in (v.split("/") for v in shown.values())), out
