@@ -1,5 +1,5 @@
 """Property: whatever the memories and the budget, the rendered context (headings included,
-counted with tiktoken) never exceeds the budget; every in-scope candidate is either included or
+counted with tiktoken) never exceeds the budget, nor any section its reported cap; every in-scope candidate is either included or
 dropped with a reason; another project's memories never show up; a greeting retrieves nothing."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from nous.context import config as configs
 from nous.context import pipeline
+from nous.context.render import FENCE, fence_open
 from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import KINDS, Draft
@@ -34,7 +35,7 @@ memory = st.builds(
     importance=st.floats(0, 1),
     confidence=st.floats(0, 1),
     outcome=st.sampled_from([None, "success", "partial", "pending", "failure"]),
-    tags=st.lists(st.sampled_from(["impl", "dec", "block", "next"]), max_size=2),
+    tags=st.lists(st.sampled_from(["impl", "dec", "block", "next", "instructions"]), max_size=2),
 )
 
 
@@ -59,6 +60,14 @@ def test_rendered_context_never_exceeds_the_budget(
     )
     assert result.tokens == (COUNTER.count(result.text) if result.text else 0)
     assert result.tokens <= budget
+    for section in result.sections:  # every section reports the cap it had, and kept to it
+        assert section.used <= section.cap <= budget, (section.layer, section.used, section.cap)
+    inside = False
+    for line in result.text.split("\n"):  # a rule block too is one `- ` line a rule in a fence
+        if line in (fence_open(), FENCE):
+            inside = line == fence_open()
+        elif inside:
+            assert line.startswith("- "), line
     included = [i.id for s in result.sections for i in s.items]
     dropped = [d.id for d in result.dropped]
     assert len(set(included)) == len(included)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from nous.context import rules
 from nous.context.render import FENCE, Block, document, fence_open, item_line
 from nous.context.score import Scored
 from nous.memory.tokens import TokenCounter
@@ -24,6 +25,10 @@ class Placed:
     detail: str
     line: str
     tokens: int
+    cost: int = 0
+    """What it took of its bucket (its line, the newline, the heading and fence it opened)."""
+    first: bool = True
+    """Placed within its bucket's cap (pass 1), not by the budget that flowed (pass 2)."""
 
 
 @dataclass
@@ -33,6 +38,8 @@ class Allocation:
     placed: list[Placed] = field(default_factory=list)
     over_budget: list[Scored] = field(default_factory=list)
     bucket_used: dict[str, int] = field(default_factory=dict)
+    caps: dict[str, int] = field(default_factory=dict)
+    """The cap each layer actually had (`section_caps`)."""
 
 
 def scale(caps: dict[str, int], total: int) -> dict[str, int]:
@@ -93,14 +100,15 @@ def allocate(
         for detail, text in details:
             if cap_check and detail == "micro" and len(details) > 1:
                 continue  # a one-liner only when nothing richer fits what is left in the end
-            line = item_line(memory.kind, text, layer_kinds.get(layer, []))
+            line = item_line(memory.kind, text, layer_kinds.get(layer, []), rules.is_rule(memory))
             cost = cost_of(layer, line)
             within_cap = bucket_used.get(bucket, 0) + cost <= caps.get(bucket, 0)
             if used + cost <= total and (within_cap or not cap_check):
                 by_name[layer].lines.append(line)
                 bucket_used[bucket] = bucket_used.get(bucket, 0) + cost
                 used += cost
-                placed.append(Placed(scored, layer, bucket, detail, line, counter.count(line)))
+                placed.append(Placed(scored, layer, bucket, detail, line, counter.count(line),
+                                     cost, cap_check))  # fmt: skip
                 return True
         return False
 
@@ -131,4 +139,26 @@ def allocate(
         while tokens > total:
             text = text[:-1]
             tokens = counter.count(text)
-    return Allocation(text, tokens, placed, over, bucket_used)
+    layer_caps = section_caps(blocks, placed, caps, total, counter)
+    return Allocation(text, tokens, placed, over, bucket_used, layer_caps)
+
+
+def section_caps(
+    blocks: list[Block], placed: list[Placed], caps: dict[str, int], total: int,
+    counter: TokenCounter,
+) -> dict[str, int]:  # fmt: skip
+    """The cap each layer actually had, so that its used ≤ cap: the caps of the buckets its
+    items drew on in pass 1 (in turn and recall a layer is its own bucket and has its cap even
+    when empty; at startup the buckets are scope tiers and note tags, and a tier that items of
+    two layers drew on counts in both), plus what it holds beyond them: its fixed text and
+    heading, which go in before any cap, and the unused budget that flowed to it in pass 2.
+    Never more than the total."""
+    out: dict[str, int] = {}
+    for block in blocks:
+        mine = [p for p in placed if p.layer == block.name and p.first]
+        drawn = {p.bucket for p in mine} | ({block.name} & caps.keys())
+        rendered = block.render()
+        used = counter.count(rendered) if rendered else 0
+        beyond = max(0, used - sum(p.cost for p in mine))
+        out[block.name] = min(total, sum(caps[b] for b in drawn if b in caps) + beyond)
+    return out

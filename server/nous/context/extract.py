@@ -10,6 +10,7 @@ never reads as a rule, and the record's heading path leads the line.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from nous.context.relevance import Query
 from nous.memory import renderings
@@ -34,7 +35,7 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
     for unit in chosen:
         index = all_units.index(unit)
         gap = index != last_index + 1
-        piece = unit.text
+        piece = unit.text.rstrip(" ;") if unit.kind == "item" else unit.text  # no "a;; b"
         owner = next((u.text for u in reversed(all_units[:index]) if u.kind == "heading"), "")
         owner = owner.rsplit(" › ", 1)[-1]
         if owner and owner != section:
@@ -62,6 +63,12 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
     return f"{heading} — {body}" if heading else body
 
 
+Render = Callable[[str, list[Unit], tuple[Unit, ...]], str]
+"""(record heading, chosen units in document order, all units) → the extract's text."""
+one_line: Render = _render
+"""The default: one line led by the heading path, items joined by "; "."""
+
+
 def extract(
     content: str,
     query: Query,
@@ -69,11 +76,22 @@ def extract(
     counter: TokenCounter,
     said: frozenset[str] = frozenset(),
     pinned: str | None = None,
+    render: Render = _render,
 ) -> str | None:
     """The most query-relevant units of `content` within `limit` tokens, or None when no unit
     shares a word with the query (the summary serves then). Units whose text is in `said` (the
     item already carries them) are left out; the unit whose text is `pinned` (a decision
-    record's "Chosen option: …") is taken first, whatever it shares with the query."""
+    record's "Chosen option: …") is taken first, whatever it shares with the query. `render`
+    joins the chosen units (one line by default; `rules.lines` for an instruction
+    file's rules)."""
+    chosen = _choose(content, query, limit, counter, said, pinned, render)
+    return chosen[1] if chosen else None
+
+
+def _choose(
+    content: str, query: Query, limit: int, counter: TokenCounter, said: frozenset[str],
+    pinned: str | None, render: Render,
+) -> tuple[list[Unit], str] | None:  # fmt: skip
     all_units = units(content)
     heading = ""
     body = list(all_units)
@@ -111,17 +129,23 @@ def extract(
     text = ""
     for _, unit in ranked:
         trial = sorted([*chosen, unit], key=all_units.index)
-        candidate = _render(heading, trial, all_units)
+        candidate = render(heading, trial, all_units)
         if counter.count(candidate) <= limit:
             chosen, text = trial, candidate
     if not chosen:  # even the best unit alone is too long: fit it, cut at a sentence if we can
         unit = ranked[0][1]
+        if render is not _render:  # lines: the last one is cut
+            *above, last = render(heading, [unit], all_units).split("\n")
+            room = limit - (counter.count("\n".join(above)) + 1 if above else 0)
+            if room < 8:
+                return None
+            return [unit], "\n".join([*above, renderings.fit(last, room, counter)])
         room = limit - counter.count(f"{heading} — ") if heading else limit
         if room < 8:
             return None
         lead = f"{unit.lead} " if unit.lead and unit.kind != "sentence" else ""
         body_text = renderings.fit(f"{lead}{unit.text}", room, counter)
-        return f"{heading} — {body_text}" if heading else body_text
+        return [unit], f"{heading} — {body_text}" if heading else body_text
     # What a chosen unit introduces ("… run:" then the command) comes with it when it fits.
     for unit in chosen.copy():
         index = all_units.index(unit)
@@ -131,7 +155,7 @@ def extract(
         )
         if follow is not None and follow in body and follow not in chosen and introduces:
             trial = sorted([*chosen, follow], key=all_units.index)
-            candidate = _render(heading, trial, all_units)
+            candidate = render(heading, trial, all_units)
             if counter.count(candidate) <= limit:
                 chosen, text = trial, candidate
 
@@ -143,7 +167,7 @@ def extract(
         if unit is None or unit not in body or unit in chosen:
             return
         trial = sorted([*chosen, unit], key=all_units.index)
-        candidate = _render(heading, trial, all_units)
+        candidate = render(heading, trial, all_units)
         if counter.count(candidate) <= limit:
             chosen, text = trial, candidate
 
@@ -157,4 +181,4 @@ def extract(
             index = all_units.index(unit)
             if 0 <= index + step < len(all_units) and all_units[index + step].block == unit.block:
                 grow(index + step)
-    return text
+    return chosen, text

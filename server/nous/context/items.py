@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nous.context import extract, relevance
+from nous.context import extract, relevance, rules
 from nous.context.score import Scored
 from nous.memory import renderings
 from nous.memory.markdown import units
@@ -163,7 +163,8 @@ def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
 class Renderings:
     """The renderings an item may take, best first: its whole text when it fits the item's
     share, else the extract most relevant to the input (SPEC §2.7's second tier), then the
-    write-time summary and micro. A superseded memory says so, with its successor."""
+    write-time summary and micro. A superseded memory says so, with its successor. An
+    instruction file's rules read one rule a line (`context.rules`)."""
 
     def __init__(
         self, store: MemoryStore, query: relevance.Query | None, shares: dict[str, int],
@@ -184,21 +185,27 @@ class Renderings:
         share = self.shares.get(memory.id, 100)
         label = f"{renderings.label(memory.kind)}: "
         options: list[tuple[str, str]] = []
-        content = "\n\n".join(
-            [memory.content, *(m.memory.content for m in self.merged.get(memory.id, []))]
-        )
-        heading, body = renderings.flat(content)
-        whole = f"{heading} — {body}" if heading else body
+        content = self._content(scored)
+        rule = rules.is_rule(memory)
+        whole = _whole(content, rule)
         if self.counter.count(whole) <= share:
-            if self.counter.count(whole) > self.counter.count(memory.summary):
+            if rule or self.counter.count(whole) > self.counter.count(memory.summary):
                 options.append(("content", label + whole))
         elif self.query is not None:
             pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
             text = self._lead_then_rest(scored, share - self.counter.count(label))
-            text = text or extract.extract(content, self.query, share, self.counter, pinned=pinned)
+            text = text or self._extract(scored, content, share, pinned=pinned)
             if text:
                 options.append(("extract", label + text))
-        options += [("summary", memory.summary), ("micro", memory.micro)]
+        if rule:  # the first rules, one a line, within a summary's size
+            found = units(content)
+            heading = found[0].text if found and content.startswith("# ") else ""
+            first = rules.summary(heading, found, renderings.SUMMARY_TOKENS -
+                                  self.counter.count(label), self.counter)  # fmt: skip
+            options.append(("summary", label + first if first else memory.summary))
+        else:
+            options.append(("summary", memory.summary))
+        options.append(("micro", memory.micro))
         if memory.status == "superseded":
             mark = (
                 f"(superseded by: {self.successors[memory.id]}) "
@@ -210,6 +217,19 @@ class Renderings:
         self._cache[memory.id] = options
         return options
 
+    def _content(self, scored: Scored) -> str:
+        others = self.merged.get(scored.memory.id, [])
+        return "\n\n".join([scored.memory.content, *(m.memory.content for m in others)])
+
+    def _extract(
+        self, scored: Scored, content: str, limit: int, pinned: str | None = None
+    ) -> str | None:
+        if self.query is None:
+            return None
+        render = rules.lines if rules.is_rule(scored.memory) else extract.one_line
+        return extract.extract(content, self.query, limit, self.counter, pinned=pinned,
+                               render=render)  # fmt: skip
+
     def _lead_then_rest(self, scored: Scored, share: int) -> str | None:
         """A document's best section whole when it fits, then the extract of its other admitted
         sections in what is left: the section that passed the gate first is never crowded out
@@ -217,8 +237,8 @@ class Renderings:
         others = self.merged.get(scored.memory.id)
         if not others or self.query is None:
             return None
-        heading, body = renderings.flat(scored.memory.content)
-        lead = f"{heading} — {body}" if heading else body
+        rule = rules.is_rule(scored.memory)  # one rule a line (`rules.lines`), then the others'
+        lead = _whole(scored.memory.content, rule)
         room = share - self.counter.count(lead) - 2
         if room < 0:
             return None
@@ -230,18 +250,31 @@ class Renderings:
             return None  # the whole lead section would crowd the decision out: extract from all
         rest = "\n\n".join(m.memory.content for m in others)
         said = frozenset(u.text for u in units(scored.memory.content))
+        render = rules.lines if rule else extract.one_line
         extra = (
-            extract.extract(rest, self.query, room, self.counter, said, pinned=pinned)
+            extract.extract(rest, self.query, room, self.counter, said, pinned, render=render)
             if room >= 40
             else None
         )
         if not extra:
             return lead
+        if rule:
+            return f"{lead}\n{extra}"
         first, _, _ = rest.partition("\n")
         if first.startswith("# ") and extra.startswith(f"{first[2:].strip()} — "):
             section = first[2:].strip()
             extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3 :]}"
         return f"{lead} … {extra}"
+
+
+def _whole(content: str, rule: bool) -> str:
+    """A record's whole text: one line led by its heading path, or its rules one a line."""
+    if rule:
+        found = units(content)
+        heading = found[0].text if found and content.startswith("# ") else ""
+        return rules.lines(heading, [u for u in found if u.kind != "heading"], found)
+    heading, body = renderings.flat(content)
+    return f"{heading} — {body}" if heading else body
 
 
 def _is_main(memory: Memory) -> bool:

@@ -335,7 +335,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         used = store.counter.count(block.render()) if block.render() else 0
         sections.append(
             Section(
-                layer=block.name, title=block.title, used=used, cap=caps.get(block.name, 0),
+                layer=block.name, title=block.title, used=used, cap=alloc.caps[block.name],
                 items=[
                     Item(id=p.scored.memory.id, kind=p.scored.memory.kind,
                          scope=p.scored.memory.scope, layer=p.layer,

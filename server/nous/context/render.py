@@ -113,13 +113,18 @@ def defang_lines(value: str, limit: int = 2000, max_lines: int = 20) -> str:
     return "\n".join(line for line in lines if line)[:limit].strip()
 
 
-def item_line(kind: str, text: str, layer_kinds: list[str]) -> str:
-    """`- text`, the kind's label dropped where the heading already says it."""
+def item_line(kind: str, text: str, layer_kinds: list[str], rules: bool = False) -> str:
+    """`- text`, the kind's label dropped where the heading already says it. An instruction
+    file's rule block (`rules`) is one `- ` line per line of `text` (one rule a line: see
+    `context.rules`), without the WARN label: its rules say their own "MUST NOT:"."""
     prefix = f"{renderings.label(kind)}: "
     if text.startswith(prefix):
         text = text[len(prefix) :]
         if kind not in layer_kinds:
             text = f"({kind}) {text}"
+    if rules:
+        lines = [line for line in (clean(part) for part in text.split("\n")) if line]
+        return "\n".join(f"- {line}" for line in lines) or "- "
     if kind == "constraint":
         text = f"WARN: {text}"
     return f"- {clean(text)}"

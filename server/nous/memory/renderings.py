@@ -91,7 +91,7 @@ def flat(content: str) -> tuple[str, str]:
     for unit in markdown.units(content):
         if unit.kind == "heading":
             continue
-        piece = unit.text
+        piece = unit.text.rstrip(" ;") if unit.kind == "item" else unit.text  # "a;" "b;": no ";;"
         said = unit.lead == last_text
         last_text = unit.text
         if unit.lead and unit.kind != "sentence" and unit.lead != last_lead and not said:
