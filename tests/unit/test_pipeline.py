@@ -68,7 +68,10 @@ def test_redis_example_layers_and_ranking(redis_store: MemoryStore) -> None:
              "## Relevant Past Decisions", "## Known Information", "## Procedures",
              "## Past Experience"]  # fmt: skip
     assert titles == [t for t in order if t in titles]
-    assert titles[:2] == ["## Identity", "## Current Approach: Decision"]
+    # the censors layer (SPEC §2.7) holds the project's constraint whatever the input
+    assert titles[:3] == ["## Identity", "## Active Constraints", "## Current Approach: Decision"]
+    censors = next(s for s in result.sections if s.layer == "constraints").items
+    assert [redis_store.get(i.id).kind for i in censors] == ["constraint"]
     decisions = next(s for s in result.sections if s.layer == "decisions").items
     texts = [redis_store.get(i.id).content for i in decisions]
     assert texts and all("Postgres" in t or "pgvector" in t or "Qdrant" in t for t in texts)
@@ -84,7 +87,7 @@ def test_redis_example_layers_and_ranking(redis_store: MemoryStore) -> None:
 
 def test_greeting_minimal_context(redis_store: MemoryStore) -> None:
     result = run(redis_store, "hey")
-    assert included(result) == [] and result.dropped == []
+    assert included(result) == [] and result.dropped == []  # small talk: not even the censors
     assert result.tokens <= 200
 
 

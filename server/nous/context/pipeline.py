@@ -252,11 +252,12 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
             semantic.setdefault(memory_id, 0.0)
-    # The censors layer (SPEC §2.7): the project's active constraints go in whatever the input,
-    # ordered by relevance within the layer's cap; a chat start carries every instruction rule
-    # so. Recall carries the most relevant few when the question asks whether it may do a thing.
+    # The censors layer (SPEC §2.7): the project's active constraints go in whatever the input
+    # (small talk aside), ordered by relevance within the layer's cap; a chat start carries every
+    # instruction rule so. Recall carries the most relevant few when the question asks whether
+    # it may do a thing.
     standing: frozenset[str] = frozenset()
-    if total > 0 and (req.mode != "recall" or (intent.permission and not small_talk)):
+    if total > 0 and not small_talk and (req.mode != "recall" or intent.permission):
         standing = _nearest(
             store, store.standing_rules(view.project_scope, req.mode == "startup"), query_vec,
             STANDING_CANDIDATES * (2 if req.mode == "startup" else 1),

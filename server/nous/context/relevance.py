@@ -148,14 +148,23 @@ FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "close
 - weighted coverage of the query's words by the whole text; by the record's heading path alone;
   by its best single unit (one sentence, item or code line: is the answer in one place?);
 - whether it holds the query's rarest word that the store knows;
-- the search's BM25 relative to the best candidate's;
-- the cosine's closeness to the best candidate's (1 − the gap);
+- the search's BM25 relative to the best candidate's, damped when even the best candidate's
+  cosine is below `LEXICAL_ANCHOR`;
+- the cosine's closeness to the best candidate's, or to `CLOSENESS_ANCHOR` when the best is
+  below it (1 − the gap).
+  Both relative features alone give the best of five memories 1.0 whatever it says: anchored,
+  a poor best candidate is not the answer just for being the best there is;
 - whether the memory is of the kind the question asks for (a decision for "why did we…", a
   constraint for "can I…").
 Nothing counts the query's words the store never saw: new library names and placeholders are
 normal in a question. Tried and left out by leave-one-repository-out log loss (docs/benchmarks.md):
 BM25 relative to the best candidate times that candidate's coverage (worse on full and mini
 stores), and coverage without the query's rarest word (no gain)."""
+
+
+CLOSENESS_ANCHOR = 0.5
+LEXICAL_ANCHOR = 0.3
+"""Chosen by leave-one-repository-out log loss over 0.3–0.7 and 0.2–0.4 (docs/benchmarks.md)."""
 
 
 def features(
@@ -176,8 +185,8 @@ def features(
         query.coverage(heading) if heading else 0.0,
         min(1.0, best_unit / total),
         1.0 if rarest is not None and rarest in held else 0.0,
-        max(0.0, min(1.0, lexical)),
-        max(0.0, 1.0 - max(0.0, best_cosine - cosine)),
+        max(0.0, min(1.0, lexical)) * max(0.0, min(1.0, best_cosine / LEXICAL_ANCHOR)),
+        max(0.0, 1.0 - max(0.0, max(best_cosine, CLOSENESS_ANCHOR) - cosine)),
         1.0 if asked else 0.0,
     ]
 
