@@ -58,10 +58,19 @@ def test_a_question_nothing_answers_gets_nothing(shop: MemoryStore) -> None:
         assert {d.reason for d in result.dropped} <= {"low-score"}
 
 
-def test_always_on_layers_hold_only_what_is_pinned_blocking_or_relevant(shop: MemoryStore) -> None:
+def layer_items(result: pipeline.ContextResult, layer: str) -> list[str]:
+    return [i.text for s in result.sections if s.layer == layer for i in s.items]
+
+
+def test_always_on_layers_hold_the_censors_pinned_and_blocking(shop: MemoryStore) -> None:
     unrelated = ask(shop, "How do I release a new version?")
-    assert not any("card numbers" in t for t in items(unrelated))  # a warning, but not about this
-    assert any("tag vX.Y.Z" in t for t in items(unrelated))
+    # the censors layer holds the project's constraints whatever the input (SPEC §2.7) …
+    assert any("card numbers" in t for t in layer_items(unrelated, "constraints"))
+    # … and the selected layers hold only what is relevant
+    selected = [t for s in unrelated.sections if s.layer != "constraints" for i in s.items
+                for t in [i.text]]  # fmt: skip
+    assert not any("card numbers" in t for t in selected)
+    assert any("tag vX.Y.Z" in t for t in selected)
     relevant = ask(shop, "Can I log the card number while debugging payments?")
     assert any("WARN: Never log card numbers" in t for t in items(relevant))
     pinned = shop.remember(
@@ -145,10 +154,9 @@ def test_counts_taken_a_moment_apart_never_break_the_weights() -> None:
     # a word counted after more writes than the total was: more documents than "all"
     query = relevance.query("cache layer limits", {"cache": 40, "layer": 12, "limits": 0}, 10)
     assert all(w > 0 for w in query.weights.values())
-    assert 0.0 <= relevance.unknown_share(query) <= 1.0
     assert 0.0 <= query.coverage("the cache layer") <= 1.0
     empty = relevance.query("cache", {"cache": 5}, 0)
-    assert relevance.unknown_share(empty) == 0.0 or empty.total > 0
+    assert empty.total > 0  # no memories at all: every word unseen, weighed by the background
 
 
 RELEASE_GUIDE = [
@@ -210,7 +218,11 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
                                      content=f"# {path}: {anchor}\n\n{text}")).memory  # fmt: skip
         return Scored(memory, relevance, {"relevance": relevance, "scopeFactor": 1.0})
 
-    gate = CONFIG.gate
+    # the shipped sibling floor equals the floor (no lower one was fitted): the mechanism, with one
+    config = CONFIG.model_copy(
+        update={"gate": CONFIG.gate.model_copy(update={"sibling": CONFIG.gate.turn / 2})}
+    )
+    gate = config.gate
     between = (gate.sibling + gate.turn) / 2
     assert gate.sibling < between < gate.turn
     lead = section(
@@ -223,8 +235,8 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
     req = pipeline.Request(input="what is the answer?", mode="turn", budget=6000)
     work = items.Work()
     kept = pipeline._filter(
-        shop, CONFIG, req, "question", plan.build(intent.signals(req.input), "question", CONFIG),
-        profiles.get(CONFIG, None)[1], [lead, sibling, stranger], work,
+        shop, config, req, "question", plan.build(intent.signals(req.input), "question", config),
+        profiles.get(config, None)[1], [lead, sibling, stranger], work,
     )  # fmt: skip
     assert [k.memory.id for k in kept] == [lead.memory.id, sibling.memory.id], work.dropped
     assert stranger.memory.id in work.dropped_ids
@@ -321,7 +333,11 @@ def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> No
     turn's noise); startup keeps the absolute floor only."""
     from nous.memory.model import Memory
 
-    gate = CONFIG.gate
+    # the shipped relative floors are what leave-one-out chose (docs/benchmarks.md): the
+    # mechanism, with one
+    config = CONFIG.model_copy(update={"gate": CONFIG.gate.model_copy(
+        update={"recall_relative": 0.8, "turn_relative": 0.8})})  # fmt: skip
+    gate = config.gate
     relative = gate.recall_relative if mode == "recall" else gate.turn_relative
     assert 0 < relative < 1
     memory = Memory.model_validate({
@@ -333,11 +349,11 @@ def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> No
     })  # fmt: skip
 
     def floor(m: str, top: float) -> float:
-        return pipeline._floor(CONFIG, pipeline.Request(input="a question?", mode=m), memory,
-                               0.0, top, False)  # fmt: skip
+        return pipeline._floor(config, pipeline.Request(input="a question?", mode=m), memory,
+                               top, False)  # fmt: skip
 
     assert floor(mode, 1.0) == pytest.approx(max(getattr(gate, mode), relative))
-    assert floor(mode, 0.5) == pytest.approx(getattr(gate, mode))
+    assert floor(mode, 0.1) == pytest.approx(getattr(gate, mode))
     assert floor("startup", 1.0) == pytest.approx(gate.startup)
 
 

@@ -172,6 +172,6 @@ def test_a_censor_is_not_repeated_within_a_session(tiny_engines: dict[str, Engin
         return _texts(chat.context(engine, params), {"constraints"})
 
     assert "commit secrets" in censors("let's refactor the order model", "s-1")
-    assert "commit secrets" not in censors("now rename the payment module", "s-1")
-    assert "commit secrets" in censors("now rename the payment module", "s-2")
-    assert "commit secrets" in censors("now rename the payment module", None)
+    assert "commit secrets" not in censors("now tidy up the logging format", "s-1")
+    assert "commit secrets" in censors("now tidy up the logging format", "s-2")
+    assert "commit secrets" in censors("now tidy up the logging format", None)

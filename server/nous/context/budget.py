@@ -86,7 +86,7 @@ def allocate(
             opening += fence_cost
         return counter.count(line) + 1 + opening
 
-    def try_place(scored: Scored, layer: str, cap_check: bool) -> bool:
+    def try_place(scored: Scored, layer: str, cap_check: bool, micro: bool = False) -> bool:
         nonlocal used
         bucket = bucket_of(scored, layer)
         memory = scored.memory
@@ -98,7 +98,7 @@ def allocate(
                 d for d in details if d[0] != "micro"
             ]
         for detail, text in details:
-            if cap_check and detail == "micro" and len(details) > 1:
+            if cap_check and not micro and detail == "micro" and len(details) > 1:
                 continue  # a one-liner only when nothing richer fits what is left in the end
             line = item_line(memory.kind, text, layer_kinds.get(layer, []), rules.is_rule(memory))
             cost = cost_of(layer, line)
@@ -120,7 +120,11 @@ def allocate(
                                     -pair[0].score))  # fmt: skip
     over: list[Scored] = []
     for scored, layer in deferred:
-        if scored.memory.id in capped or not try_place(scored, layer, cap_check=False):
+        if scored.memory.id in capped:  # in by its layer: within the cap, as a one-liner if need be
+            placed_here = try_place(scored, layer, cap_check=True, micro=True)
+        else:
+            placed_here = try_place(scored, layer, cap_check=False)
+        if not placed_here:
             over.append(scored)
 
     text = document(blocks)

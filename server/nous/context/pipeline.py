@@ -84,6 +84,8 @@ def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[s
     return store.always_on(scopes, limit)
 
 
+CENSOR_OVERHEAD = 25
+"""Tokens of a layer's heading and fence, kept free when a censor's extract is sized."""
 STANDING_CANDIDATES = 24
 """Standing rules scored per request (the nearest to the input): a censors layer holds a few."""
 
@@ -315,6 +317,10 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     }
     for memory_id, size in short.items():  # a short document has room to come whole
         shares[memory_id] = max(shares.get(memory_id, 0), size)
+    for c, layer in placing:  # in by its layer alone: its extract is cut to the layer's cap
+        if c.terms.get("censor"):
+            room = caps.get(bucket_of(c, layer), 0) - CENSOR_OVERHEAD
+            shares[c.memory.id] = max(gate.item_min // 2, min(shares[c.memory.id], room))
     renderings = items.Renderings(
         store, rel_query, shares, items.successor_names(store, candidates), merged
     )
@@ -400,6 +406,9 @@ def _score(
             lexical_score = (lexical or {}).get(memory_id, 0.0)
             semantic_term = share * max(0.0, cosine) + (1 - share) * lexical_score
             semantic_term = (turns or {}).get(memory_id, semantic_term)  # with its neighbours
+            # … and gated on it: the gate model is fitted on documents, and its probabilities
+            # for a chat turn are on no scale its LoCoMo floor (`gate.kinds`) was chosen on
+            rel = semantic_term
         item = composite(config, memory, semantic_term, frame, where, now_ts, plan.recency_weight,
                          stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
         item.terms["relevance"] = round(rel, 4)
