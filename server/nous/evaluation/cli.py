@@ -82,6 +82,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "computed here)",
     )  # fmt: skip
     parser.add_argument(
+        "--gate-fit", type=Path,
+        help="repos --loo: the JSON of `scripts/fit-gate --floors`: each fold's floors as the "
+        "pipeline chose them leave-one-out (else the row-level choice)",
+    )  # fmt: skip
+    parser.add_argument(
         "--systems",
         type=_systems,
         default=list(SYSTEM_NAMES),
@@ -159,6 +164,13 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
             else:
                 rows = gate_fit.rows(path, embedder, datasets.TUNE)
             gates = gate_fit.fold_gates(rows)
+            if args.gate_fit:
+                chosen = json.loads(args.gate_fit.read_text(encoding="utf-8"))
+                for repo, fold in chosen.get("floors", {}).get("folds", {}).items():
+                    if repo in gates:
+                        floor, rel = fold["floor"], fold["relative"]
+                        gates[repo] |= {"startup": floor, "recall": floor, "turn": floor,
+                                        "recall_relative": rel, "turn_relative": rel}  # fmt: skip
             names = [n for n in (args.repos or datasets.TUNE) if n in datasets.TUNE]
         return repos.run(
             path, datasets.load_repo_questions(path), embedder, counter.name, names,
