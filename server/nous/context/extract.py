@@ -10,7 +10,7 @@ never reads as a rule, and the record's heading path leads the line.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from nous.context.relevance import Query
 from nous.memory import renderings
@@ -76,21 +76,52 @@ def extract(
     counter: TokenCounter,
     said: frozenset[str] = frozenset(),
     pinned: str | None = None,
+    keep: Collection[str] = (),
     render: Render = _render,
 ) -> str | None:
     """The most query-relevant units of `content` within `limit` tokens, or None when no unit
     shares a word with the query (the summary serves then). Units whose text is in `said` (the
     item already carries them) are left out; the unit whose text is `pinned` (a decision
-    record's "Chosen option: …") is taken first, whatever it shares with the query. `render`
-    joins the chosen units (one line by default; `rules.lines` for an instruction
+    record's "Chosen option: …") is taken first, whatever it shares with the query; the units
+    whose text is in `keep` (each merged section's own answer) come next, all of them or None.
+    `render` joins the chosen units (one line by default; `rules.lines` for an instruction
     file's rules)."""
-    chosen = _choose(content, query, limit, counter, said, pinned, render)
+    chosen = _choose(content, query, limit, counter, said, pinned, keep, render)
     return chosen[1] if chosen else None
+
+
+def best_units(
+    content: str, query: Query, limit: int, counter: TokenCounter, most: int | None = None
+) -> list[str]:
+    """The texts of the units `extract` ranks first in `content` alone, within `limit` tokens,
+    with what they introduce but not the neighbours it adds to fill its room; when even the
+    best unit is longer than `limit`, that unit alone if it is within `most` (a long list item
+    is still an answer; a cut unit is none). Empty when no unit shares a word with the query."""
+    chosen = _choose(content, query, limit, counter, frozenset(), None, (), _render, grow=False)
+    texts = [u.text for u in chosen[0]] if chosen else []
+    size = counter.count(only(content, texts)) if texts else 0
+    return texts if texts and size <= max(limit, most or 0) else []
+
+
+def only(content: str, texts: Collection[str], render: Render | None = None) -> str:
+    """`content` rendered with just the units whose text is in `texts` (each said once)."""
+    all_units = units(content)
+    heading = ""
+    if all_units and all_units[0].kind == "heading" and content.lstrip().startswith("# "):
+        heading = all_units[0].text
+    chosen: list[Unit] = []
+    for unit in all_units:
+        if unit.kind == "heading" or unit.text not in texts:
+            continue
+        if unit.kind in ("sentence", "item") and any(c.text == unit.text for c in chosen):
+            continue  # said once, as `extract` does
+        chosen.append(unit)
+    return (render or _render)(heading, chosen, all_units)
 
 
 def _choose(
     content: str, query: Query, limit: int, counter: TokenCounter, said: frozenset[str],
-    pinned: str | None, render: Render,
+    pinned: str | None, keep: Collection[str], render: Render, grow: bool = True,
 ) -> tuple[list[Unit], str] | None:  # fmt: skip
     all_units = units(content)
     heading = ""
@@ -119,19 +150,28 @@ def _choose(
                + (HEADING_SHARE + FIRST_SHARE * (u in first)) * query.overlap(under.get(u, "")), u)
               for u in body]  # fmt: skip
     best = max((s for s, _ in scored), default=0.0)
-    if best <= 0:
+    if best <= 0 and not keep:
         return None
     ranked = sorted(
-        (pair for pair in scored if pair[0] >= best * MIN_OVERLAP_SHARE or pair[1].text == pinned),
-        key=lambda pair: (pair[1].text != pinned, -pair[0]),
-    )
+        (pair for pair in scored
+         if pair[0] >= best * MIN_OVERLAP_SHARE or pair[1].text == pinned or pair[1].text in keep),
+        key=lambda pair: (pair[1].text != pinned, pair[1].text not in keep, -pair[0]),
+    )  # fmt: skip
     chosen: list[Unit] = []
     text = ""
     for _, unit in ranked:
+        if unit.kind in ("sentence", "item") and any(
+            c.text == unit.text and c.kind == unit.kind for c in chosen
+        ):
+            continue  # one sentence in two merged sections is said once
         trial = sorted([*chosen, unit], key=all_units.index)
         candidate = render(heading, trial, all_units)
         if counter.count(candidate) <= limit:
             chosen, text = trial, candidate
+        elif unit.text in keep:
+            return None  # the answers to keep do not all fit: the caller decides
+    if not chosen and not ranked:
+        return None
     if not chosen:  # even the best unit alone is too long: fit it, cut at a sentence if we can
         unit = ranked[0][1]
         if render is not _render:  # lines: the last one is cut
@@ -159,9 +199,12 @@ def _choose(
             if counter.count(candidate) <= limit:
                 chosen, text = trial, candidate
 
+    if not grow:
+        return chosen, text
+
     # Room left: first what lies between chosen units of one block, then what follows a chosen
     # unit (an answer comes after the sentence that matches the question), then what precedes.
-    def grow(near: int) -> None:
+    def grow_to(near: int) -> None:
         nonlocal chosen, text
         unit = all_units[near] if 0 <= near < len(all_units) else None
         if unit is None or unit not in body or unit in chosen:
@@ -175,10 +218,10 @@ def _choose(
     for a, b in itertools.pairwise(indexes):
         if all_units[a].block == all_units[b].block:
             for near in range(a + 1, b):
-                grow(near)
+                grow_to(near)
     for step in (1, 2, 3, -1):
         for unit in chosen.copy():
             index = all_units.index(unit)
             if 0 <= index + step < len(all_units) and all_units[index + step].block == unit.block:
-                grow(index + step)
+                grow_to(index + step)
     return chosen, text

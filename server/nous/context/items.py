@@ -25,6 +25,10 @@ class Work:
     def dropped_ids(self) -> set[str]:
         return {d.id for d in self.dropped}
 
+    def undrop(self, memory_id: str) -> None:
+        """An item dropped (merged into another) is its own again."""
+        self.dropped = [d for d in self.dropped if d.id != memory_id]
+
     def drop(self, s: Scored, reason: str, detail: str = "") -> None:
         self.dropped.append(
             Dropped(id=s.memory.id, kind=s.memory.kind, reason=reason,
@@ -160,22 +164,36 @@ def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
     return {old: found[new].micro for old, new in wanted.items() if new in found}
 
 
+ANSWER_TOKENS = 40
+"""What one section's own answer in a merged item may take (`extract.best_units` over that
+section alone): a sentence or two, a rule with its lead-in, a command with its sentence (a
+longer unit up to twice this). On the nine development repositories 60 lost more strict hits
+in recall than 40: larger answers crowd out the next item."""
+
+
 class Renderings:
     """The renderings an item may take, best first: its whole text when it fits the item's
     share, else the extract most relevant to the input (SPEC §2.7's second tier), then the
-    write-time summary and micro. A superseded memory says so, with its successor. An
-    instruction file's rules read one rule a line (`context.rules`)."""
+    write-time summary and micro. A superseded memory says so, with its successor. An item of
+    several sections of one document (`merge_documents`) keeps each admitted section's own
+    answer (`answers`); an instruction file's rules read one rule a line (`context.rules`)."""
 
     def __init__(
         self, store: MemoryStore, query: relevance.Query | None, shares: dict[str, int],
         successors: dict[str, str], merged: dict[str, list[Scored]] | None = None,
+        admitted: float | None = None,
     ) -> None:  # fmt: skip
         self.counter = store.counter
         self.query = query
         self.shares = shares
         self.successors = successors
-        self.merged = merged or {}
+        self.merged = merged if merged is not None else {}
+        self.admitted = admitted
+        """A merged section whose relevance reaches this passed the gate on its own (the mode's
+        floor) and keeps its own answer; None: none does (the best section whole, then the
+        extract of the others, `_lead_then_rest`)."""
         self._cache: dict[str, list[tuple[str, str]]] = {}
+        self._best: dict[str, list[str]] = {}
 
     def of(self, scored: Scored) -> list[tuple[str, str]]:
         memory = scored.memory
@@ -193,7 +211,7 @@ class Renderings:
                 options.append(("content", label + whole))
         elif self.query is not None:
             pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
-            text = self._lead_then_rest(scored, share - self.counter.count(label))
+            text = self._merged(scored, share - self.counter.count(label))
             text = text or self._extract(scored, content, share, pinned=pinned)
             if text:
                 options.append(("extract", label + text))
@@ -217,18 +235,93 @@ class Renderings:
         self._cache[memory.id] = options
         return options
 
-    def _content(self, scored: Scored) -> str:
+    def _content(self, scored: Scored, decision_first: bool = False) -> str:
         others = self.merged.get(scored.memory.id, [])
+        if decision_first:  # an ADR's decision record merged in goes first
+            others = sorted(others, key=lambda m: _decision(m.memory) is None)
         return "\n\n".join([scored.memory.content, *(m.memory.content for m in others)])
 
     def _extract(
-        self, scored: Scored, content: str, limit: int, pinned: str | None = None
-    ) -> str | None:
+        self, scored: Scored, content: str, limit: int, pinned: str | None = None,
+        keep: frozenset[str] = frozenset(),
+    ) -> str | None:  # fmt: skip
         if self.query is None:
             return None
-        render = rules.lines if rules.is_rule(scored.memory) else extract.one_line
-        return extract.extract(content, self.query, limit, self.counter, pinned=pinned,
-                               render=render)  # fmt: skip
+        if rules.is_rule(scored.memory):
+            return extract.extract(content, self.query, limit, self.counter, pinned=pinned,
+                                   keep=keep, render=rules.lines)  # fmt: skip
+        return extract.extract(content, self.query, limit, self.counter, pinned=pinned, keep=keep)
+
+    def admitted_siblings(self, scored: Scored) -> list[Scored]:
+        """The sections merged into `scored` that passed the gate themselves, best first (a
+        short document's further sections, `complete_short_documents`, did not)."""
+        if self.admitted is None:
+            return []
+        found = [m for m in self.merged.get(scored.memory.id, [])
+                 if m.terms.get("relevance", 0.0) >= self.admitted]  # fmt: skip
+        return sorted(found, key=lambda m: -m.terms.get("relevance", 0.0))
+
+    def answers(self, scored: Scored) -> list[str]:
+        """The units a merged item must say: the lead section's and each admitted sibling's own
+        best units (the extract over that section alone, ranked by the query), so a sibling
+        that answers the question is not crowded out by one that only repeats its words."""
+        if self.query is None:
+            return []
+        out: list[str] = []
+        for section in [scored, *self.admitted_siblings(scored)]:
+            memory = section.memory
+            best = self._best.get(memory.id)
+            if best is None:
+                first, _, _ = memory.content.partition("\n")
+                heading = self.counter.count(first) if first.startswith("# ") else 0
+                best = extract.best_units(memory.content, self.query, ANSWER_TOKENS + heading,
+                                          self.counter, 2 * ANSWER_TOKENS + heading)  # fmt: skip
+                self._best[memory.id] = best
+            out += [text for text in best if text not in out]
+        return out
+
+    def answer_cost(self, scored: Scored, whole_lead: bool = False) -> int:
+        """The tokens of a merged item that says just its `answers` (and an ADR's decision),
+        with its best section whole when `whole_lead`."""
+        memory = scored.memory
+        pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
+        keep = [*([pinned] if pinned else []), *self.answers(scored)]
+        if whole_lead:
+            keep += [u.text for u in units(memory.content) if u.kind != "heading"]
+        render = rules.lines if rules.is_rule(memory) else None
+        text = extract.only(self._content(scored, decision_first=True), keep, render)
+        return self.counter.count(f"{renderings.label(memory.kind)}: ") + self.counter.count(text)
+
+    def lead_cost(self, scored: Scored) -> int:
+        """The tokens of an item's best section whole."""
+        label = f"{renderings.label(scored.memory.kind)}: "
+        whole = _whole(scored.memory.content, rules.is_rule(scored.memory))
+        return self.counter.count(label) + self.counter.count(whole) + 2
+
+    def forget(self, memory_id: str) -> None:
+        """Drop what was worked out for an item whose sections changed."""
+        self._cache.pop(memory_id, None)
+
+    def _merged(self, scored: Scored, room: int) -> str | None:
+        """A merged item within `room`: its best section whole when that fits beside the other
+        sections' answers, else every admitted section's answer; then, in what is left, the
+        document's other most relevant units. An ADR's decision ("Chosen option: …") is said
+        whatever the question's words: "why X?" is answered by the decision."""
+        if not self.merged.get(scored.memory.id) or self.query is None:
+            return None
+        if not self.admitted_siblings(scored):
+            return self._lead_then_rest(scored, room)
+        others = self.merged[scored.memory.id]
+        pinned = _decision(scored.memory, *(m.memory for m in others))  # the lead's own too
+        content = self._content(scored, decision_first=True)
+        must = [pinned] if pinned else []
+        answers = self.answers(scored)
+        lead = [u.text for u in units(scored.memory.content) if u.kind != "heading"]
+        for keep in (must + lead + answers, must + answers):
+            text = self._extract(scored, content, room, pinned, frozenset(keep))
+            if text:
+                return text
+        return None
 
     def _lead_then_rest(self, scored: Scored, share: int) -> str | None:
         """A document's best section whole when it fits, then the extract of its other admitted
@@ -265,6 +358,54 @@ class Renderings:
             section = first[2:].strip()
             extra = f"[{section.rsplit(' › ', 1)[-1]}] {extra[len(section) + 3 :]}"
         return f"{lead} … {extra}"
+
+
+def keep_answers(
+    renderings: Renderings, candidates: list[Scored], work: Work, most: int, total: int,
+    least: int,
+) -> list[Scored]:  # fmt: skip
+    """Each admitted section merged into an item keeps its own answer (`Renderings.answers`):
+    when the item's share cannot hold them all, the share grows to what they need (its best
+    section whole beside them when it came whole before), up to `most` and to what the items
+    ranked before it leave of the `total`; failing that, the least relevant admitted section
+    leaves the item and is its own again (with its own answer's share, at least `least`), until
+    the rest fit. Returns the items, a section that left placed after its document's item."""
+    out = list(candidates)
+    claimed = 0
+    for lead in candidates:
+        siblings = renderings.admitted_siblings(lead)
+        lead_id = lead.memory.id
+        bound = max(renderings.shares.get(lead_id, 100), min(most, total - claimed))
+        while siblings:
+            share = renderings.shares.get(lead_id, 100)
+            whole = renderings.answer_cost(lead, whole_lead=True)
+            need = renderings.answer_cost(lead)
+            fits = renderings.lead_cost(lead) <= share  # the best section came whole before …
+            if whole <= share:
+                break
+            if fits and whole <= bound:  # … and still does, beside every section's answer
+                renderings.shares[lead_id] = whole
+                break
+            if need <= share:
+                break
+            if need <= bound:
+                renderings.shares[lead_id] = need
+                break
+            split = siblings.pop()
+            renderings.merged[lead_id].remove(split)
+            if not renderings.merged[lead_id]:
+                del renderings.merged[lead_id]
+            work.undrop(split.memory.id)
+            own = max(least, renderings.answer_cost(split))  # its own answer, at the least
+            renderings.shares[split.memory.id] = own
+            claimed += own
+            at = out.index(lead) + 1
+            while at < len(out) and out[at].score >= split.score:
+                at += 1
+            out.insert(at, split)
+        renderings.forget(lead_id)
+        claimed += renderings.shares.get(lead_id, 100)
+    return out
 
 
 def _whole(content: str, rule: bool) -> str:

@@ -303,7 +303,6 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     else:
         caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
         bucket_of = lambda scored, layer: layer  # noqa: E731
-    placing = [(c, _layer_of(config, c, req.mode, standing)) for c in candidates]
     # Each item's share of the budget for its extract: the budget split over what was admitted,
     # weighted by rank (1/r), so the best item has room to carry its answer and a long tail of
     # admitted items still fits.
@@ -317,13 +316,23 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     }
     for memory_id, size in short.items():  # a short document has room to come whole
         shares[memory_id] = max(shares.get(memory_id, 0), size)
+    # Recall and turn: a merged item keeps the answer of each section that passed the gate on
+    # its own (its share grows, or the section leaves the item); a chat start, whose tiers leave
+    # no room to grow, keeps its best section whole and then the others' extract.
+    lead = next((c for c in candidates if c.memory.id in merged), None)
+    top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
+    answers = req.mode != "startup" and lead is not None
+    renderings = items.Renderings(
+        store, rel_query, shares, items.successor_names(store, candidates), merged,
+        admitted=_floor(config, req, lead.memory, top, False) if answers and lead else None,
+    )  # fmt: skip
+    if answers:
+        candidates = items.keep_answers(renderings, candidates, work, most, total, gate.item_min)
+    placing = [(c, _layer_of(config, c, req.mode, standing)) for c in candidates]
     for c, layer in placing:  # in by its layer alone: its extract is cut to the layer's cap
         if c.terms.get("censor"):
             room = caps.get(bucket_of(c, layer), 0) - CENSOR_OVERHEAD
             shares[c.memory.id] = max(gate.item_min // 2, min(shares[c.memory.id], room))
-    renderings = items.Renderings(
-        store, rel_query, shares, items.successor_names(store, candidates), merged
-    )
     alloc = budget.allocate(
         placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
         store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,

@@ -1,0 +1,96 @@
+"""An item made of several sections of one document (`items.merge_documents`) keeps the answer
+of every section that passed the gate: the section that answers is the second best here, and the
+merged rendering used to spend the item's share on the best section whole and on a third one that
+only repeats the question's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from nous.context import config as configs
+from nous.context import pipeline
+from nous.memory.model import Draft
+from nous.memory.store import MemoryStore
+
+CONFIG = configs.defaults()
+VIEW = pipeline.View("shop", "project:shop", ["python"])
+QUESTION = (
+    "How long is a release candidate kept in the staging registry, and is a new one tagged for "
+    "later fixes?"
+)
+ANSWER = "Do not tag a new RC for later fixes: treat an RC as bound to its signed tag."
+RELEASING = [  # docs/release.md, as the harvest stores it: one record a section
+    ("release-candidates", "Release candidates",
+     "A release candidate is tagged from main once the milestone is closed. Name the tag "
+     "`vX.Y.Z-rc.N` and sign it with your release key. The release candidate is published to the "
+     "staging registry so that downstream teams can try it. Every release candidate gets its own "
+     "changelog entry and its own announcement on the mailing list. Release candidates are built "
+     "by the release workflow; never build a release candidate on your own machine. Keep the "
+     "release candidate tag until the final release is published. A release candidate is kept in "
+     "the staging registry for ninety days. Downstream teams report problems with a release "
+     "candidate on the release issue. A release candidate that fails its vote is withdrawn and "
+     "its tag is kept for the record."),
+    ("fixes-after-a-candidate", "Fixes after a candidate",
+     f"A fix that lands on main after the tag does not change what was voted on. {ANSWER} They ship "
+     "in the next release. The vote runs for three days. Binding votes come from the "
+     "project's maintainers. Non-binding votes from the community are welcome and recorded on the "
+     "vote thread. A vote that does not reach three binding votes is extended by two days. The "
+     "release manager closes the vote and posts the result."),
+    ("candidate-checklist", "Candidate checklist",
+     "Before you tag a release candidate, check that main is green, that the fixes for the "
+     "milestone have landed on main, that the changelog lists the fixes, and that the release "
+     "candidate notes name the tag. After you tag the release candidate, check that the release "
+     "candidate appears in the staging registry and that the tag is signed."),
+    ("publishing", "Publishing",
+     "After the vote passes, the release manager publishes the final release to the public "
+     "registry and announces it."),
+]  # fmt: skip
+
+
+@pytest.fixture
+def release_guide(real_store: MemoryStore) -> dict[str, str]:
+    """{anchor: memory id} of the guide's sections."""
+    ids = {}
+    for anchor, heading, body in RELEASING:
+        written = real_store.remember(
+            Draft(kind="fact", scope="project:shop", source=f"file:docs/release.md#{anchor}",
+                  content=f"# docs/release.md: Releasing › {heading}\n\n{body}")
+        )  # fmt: skip
+        ids[anchor] = written.memory.id
+    return ids
+
+
+def recall(store: MemoryStore, config: configs.Config = CONFIG) -> pipeline.ContextResult:
+    request = pipeline.Request(input=QUESTION, mode="recall", budget=300)
+    return pipeline.assemble(store, config, VIEW, request)
+
+
+def test_a_merged_item_keeps_the_answer_of_its_second_best_section(
+    real_store: MemoryStore, release_guide: dict[str, str]
+) -> None:
+    result = recall(real_store)
+    [item] = [i for s in result.sections for i in s.items]
+    # the best section leads; the one that answers is the second best, a third is merged too
+    assert item.id == release_guide["release-candidates"]
+    assert item.merged == [
+        release_guide["fixes-after-a-candidate"],
+        release_guide["candidate-checklist"],
+    ]
+    assert ANSWER in item.text, item.text
+    assert "A release candidate is kept in the staging registry for ninety days." in item.text
+    assert result.tokens <= 300
+
+
+def test_a_section_whose_answer_does_not_fit_the_item_is_its_own_item(
+    real_store: MemoryStore, release_guide: dict[str, str]
+) -> None:
+    """When one item may not grow to hold every section's answer (`gate.item_max`), the least
+    relevant sections leave it and are items of their own, the answer with them."""
+    small = CONFIG.model_copy(update={"gate": CONFIG.gate.model_copy(update={"item_max": 80})})
+    result = recall(real_store, small)
+    by_id = {i.id: i for s in result.sections for i in s.items}
+    fixes = by_id[release_guide["fixes-after-a-candidate"]]
+    assert ANSWER in fixes.text, fixes.text
+    assert fixes.id not in {d.id for d in result.dropped}  # in, not "merged into"
+    assert fixes.id not in by_id[release_guide["release-candidates"]].merged
+    assert result.tokens <= 300
