@@ -12,7 +12,14 @@ from nous.context import pipeline
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 
-CONFIG = configs.defaults()
+DEFAULTS = configs.defaults()
+CONFIG = DEFAULTS.model_copy(
+    update={"gate": DEFAULTS.gate.model_copy(
+        update={"recall": 0.2, "recall_relative": 0.0, "sibling": 0.02}
+    )}
+)  # fmt: skip
+"""Explicit floors (the gate model is refitted often): a section admits its document at 0.2 and
+keeps its own answer there; a further section joins the document's item at 0.02."""
 VIEW = pipeline.View("shop", "project:shop", ["python"])
 QUESTION = (
     "How long is a release candidate kept in the staging registry, and is a new one tagged for "
