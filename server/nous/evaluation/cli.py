@@ -166,11 +166,10 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
             gates = gate_fit.fold_gates(rows)
             if args.gate_fit:
                 chosen = json.loads(args.gate_fit.read_text(encoding="utf-8"))
+                keys = ("startup", "recall", "turn", "recall_relative", "turn_relative", "sibling")
                 for repo, fold in chosen.get("floors", {}).get("folds", {}).items():
                     if repo in gates:
-                        floor, rel = fold["floor"], fold["relative"]
-                        gates[repo] |= {"startup": floor, "recall": floor, "turn": floor,
-                                        "recall_relative": rel, "turn_relative": rel}  # fmt: skip
+                        gates[repo] |= {k: fold[k] for k in keys if k in fold}
             names = [n for n in (args.repos or datasets.TUNE) if n in datasets.TUNE]
         return repos.run(
             path, datasets.load_repo_questions(path), embedder, counter.name, names,

@@ -28,8 +28,10 @@ from nous.evaluation.repos_metrics import judge
 from nous.memory.embedder import Embedder
 from nous.settings import Settings
 
-FLOORS = (0.06, 0.1, 0.15, 0.2, 0.3)
-RELATIVES = (0.0, 0.3, 0.5, 0.7)
+FLOORS = (0.1, 0.15, 0.2, 0.3)
+RELATIVES = (0.0, 0.3, 0.5)
+SIBLINGS = (0.02, 0.05, 1.0)
+"""The floor of a further section of an admitted document (1.0: the floor itself)."""
 MODES = ("recall", "turn")
 TOKENS = 0.001
 """The objective: mean strict hit over both modes, less TOKENS per retrieved token on a
@@ -72,8 +74,8 @@ def choose(root: Path, embedder: Embedder, rows: list[dict[str, Any]]) -> dict[s
 
     questions = load_repo_questions(root)
     folds = gate_fit.fold_gates(rows)
-    grid = list(itertools.product(FLOORS, RELATIVES))
-    answers: dict[tuple[str, float, float], list[dict[str, Any]]] = {}
+    grid = list(itertools.product(FLOORS, RELATIVES, SIBLINGS))
+    answers: dict[tuple[str, float, float, float], list[dict[str, Any]]] = {}
     for repo in TUNE:
         asked = [q for q in questions if q.repo == repo and q.kind != "greeting"]
         with tempfile.TemporaryDirectory(prefix="nous-floors-") as tmp:
@@ -82,31 +84,40 @@ def choose(root: Path, embedder: Embedder, rows: list[dict[str, Any]]) -> dict[s
             engine = Engine(Settings(db=Path(tmp) / "m.db"), ws, embedder=embedder)
             try:
                 engine.harvest()
-                for floor, rel in grid:
-                    gate = folds[repo] | {"startup": floor, "recall": floor, "turn": floor,
-                                          "recall_relative": rel, "turn_relative": rel}  # fmt: skip
-                    answers[(repo, floor, rel)] = _answers(engine, asked, gate)
+                for floor, rel, sib in grid:
+                    gate = folds[repo] | settings(floor, rel, sib)
+                    answers[(repo, floor, rel, sib)] = _answers(engine, asked, gate)
             finally:
                 engine.store.close()
         progress(f"floors: {repo} done ({len(grid)} settings)")
 
-    def pooled(names: Sequence[str], floor: float, rel: float) -> dict[str, float]:
-        return objective([a for n in names for a in answers[(n, floor, rel)]])
+    def pooled(names: Sequence[str], floor: float, rel: float, sib: float) -> dict[str, float]:
+        return objective([a for n in names for a in answers[(n, floor, rel, sib)]])
+
+    def best(names: Sequence[str]) -> tuple[float, float, float]:
+        return max(grid, key=lambda s: (pooled(names, *s)["objective"], s[0], s[2]))
 
     out_folds: dict[str, dict[str, Any]] = {}
+    held: list[dict[str, Any]] = []
     for repo in TUNE:
-        others = [n for n in TUNE if n != repo]
-        floor, rel = max(grid, key=lambda fr: (pooled(others, *fr)["objective"], fr[0]))
-        out_folds[repo] = {"floor": floor, "relative": rel, "heldOut": pooled([repo], floor, rel)}
-    floor, rel = max(grid, key=lambda fr: (pooled(TUNE, *fr)["objective"], fr[0]))
-    held = [
-        a
-        for repo, f in out_folds.items()
-        for a in answers[(repo, float(f["floor"]), float(f["relative"]))]
-    ]
+        floor, rel, sib = best([n for n in TUNE if n != repo])
+        out_folds[repo] = settings(floor, rel, sib) | {
+            "floor": floor,
+            "relative": rel,
+            "heldOut": pooled([repo], floor, rel, sib),
+        }
+        held += answers[(repo, floor, rel, sib)]
+    floor, rel, sib = best(TUNE)
     return {
-        "grid": {f"{f}/{r}": pooled(TUNE, f, r) for f, r in grid},
+        "grid": {f"{f}/{r}/{b}": pooled(TUNE, f, r, b) for f, r, b in grid},
         "folds": out_folds,
         "leaveOneOut": objective(held),
-        "chosen": {"floor": floor, "relative": rel, "inSample": pooled(TUNE, floor, rel)},
+        "chosen": settings(floor, rel, sib)
+        | {"floor": floor, "relative": rel, "inSample": pooled(TUNE, floor, rel, sib)},
     }
+
+
+def settings(floor: float, relative: float, sibling: float) -> dict[str, float]:
+    """`[gate]` floors for one point of the grid."""
+    return {"startup": floor, "recall": floor, "turn": floor, "recall_relative": relative,
+            "turn_relative": relative, "sibling": min(sibling, floor)}  # fmt: skip
