@@ -76,7 +76,7 @@ def test_greeting_and_no_answer_tokens_and_injection_rate_are_kept_apart() -> No
         Row("r", "no-answer", "", judge([_item("a.md", "x", 7), _item("b.md", "y", 3)], [], [])),
     ]
     s = summarise(rows)
-    assert s["greeting"] == {"n": 2, "meanTokens": 20.0, "injectionRate": 0.5, "meanItems": 0.5}
+    assert s["greeting"] == {"n": 2, "meanTokens": 20.0, "injectionRate": 0.5, "meanItems": 0.5, "alwaysTokens": 0.0}
     assert s["noAnswer"]["meanTokens"] == 10.0 and s["noAnswer"]["injectionRate"] == 1.0
     assert s["answerable"]["n"] == 0 and s["answerable"]["strict"] is None
     assert s["framing"] == {"meanTokens": 20 / 3, "maxTokens": 12}
@@ -210,13 +210,13 @@ def test_smoke_report_has_every_field_in_range(smoke: dict[str, Any]) -> None:
         a, na, gr = (by_repo["overall"][k] for k in ("answerable", "noAnswer", "greeting"))
         assert set(a) == {"n", "strict", "lenient", "mrr", "mrrLenient", "medianRank",
                           "medianRankLenient", "precision", "zeroItems", "meanItems",
-                          "meanTokens", "p95Tokens"}  # fmt: skip
+                          "meanTokens", "p95Tokens", "alwaysTokens"}  # fmt: skip
         for key in ("strict", "lenient", "mrr", "mrrLenient", "precision"):
             assert 0.0 <= a[key] <= 1.0, (mode, key)
         assert a["strict"] <= a["lenient"] and a["mrr"] <= a["mrrLenient"] + 1e-9
         assert a["medianRank"] is None or a["medianRank"] >= 1
         for kind in (na, gr):
-            assert set(kind) == {"n", "meanTokens", "injectionRate", "meanItems"}
+            assert set(kind) == {"n", "meanTokens", "injectionRate", "meanItems", "alwaysTokens"}
             assert 0.0 <= kind["injectionRate"] <= 1.0 and kind["meanTokens"] >= 0
     assert smoke["summary"]["recall"]["overall"]["answerable"]["p95Tokens"] <= 500
     h = smoke["harvest"][SMOKE_REPO]
@@ -246,7 +246,10 @@ def test_smoke_detail_is_consistent_and_references_real_files(
     for q in smoke["detail"]:
         for mode, m in q["modes"].items():
             items = m["items"]
-            assert m["itemTokens"] == sum(i["tokens"] for i in items), (q["id"], mode)
+            # retrieved tokens: the always-on layers' items are counted apart (SPEC §9)
+            retrieved = sum(i["tokens"] for i in items if not i.get("always"))
+            assert m["itemTokens"] == retrieved, (q["id"], mode)
+            assert m["alwaysTokens"] == sum(i["tokens"] for i in items if i.get("always"))
             assert not m["strict"] or m["lenient"], (q["id"], mode)
             for hit, rank in ((m["strict"], m["rankStrict"]), (m["lenient"], m["rankLenient"])):
                 assert (rank is not None) == hit

@@ -90,7 +90,10 @@ def test_a_paraphrase_of_an_instruction_rule_takes_one_slot(shop: MemoryStore) -
                         content="# AGENTS.md: Conventions\n\n- Money is stored as integer cents, never floats.\n- Every public function has a docstring."))  # fmt: skip
     said = shop.remember(Draft(kind="convention", scope="project:shop", source="chat",
                                content="We always keep money amounts as integer cents, never as floating point numbers.")).memory  # fmt: skip
-    result = ask(shop, "how do we store money amounts?")
+    # both admitted (no relative floor: the mechanism is what is tested), the rule file's wins
+    config = CONFIG.model_copy(update={"gate": CONFIG.gate.model_copy(update={"turn_relative": 0})})
+    request = pipeline.Request(input="Do we keep money as integer cents or as floats?", budget=6000)
+    result = pipeline.assemble(shop, config, VIEW, request)
     texts = items(result)
     assert not any("floating point numbers" in t for t in texts)
     assert any(d.id == said.id and d.reason == "duplicate" for d in result.dropped)
@@ -114,7 +117,7 @@ def test_superseded_is_left_out_with_its_successor_or_marked(shop: MemoryStore) 
         )
     ).memory
     shop.supersede(old.id, new.id)
-    both = ask(shop, "where are sessions stored, Redis or Postgres?")
+    both = ask(shop, "Are sessions in Redis with an expiry, or in Postgres?")
     assert any(d.id == old.id and "superseded by" in d.detail for d in both.dropped)
     only_old = ask(shop, "what is the one-hour Redis session expiry?", "recall", 500)
     marked = [t for t in items(only_old) if "one-hour expiry" in t]

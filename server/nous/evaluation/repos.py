@@ -66,6 +66,7 @@ class _Collect:
         return {
             "strict": j.strict, "lenient": j.lenient, "rankStrict": j.rank_strict,
             "rankLenient": j.rank_lenient, "precision": j.precision, "itemTokens": j.tokens,
+            "alwaysTokens": j.always_tokens,
             "framingTokens": framing, "totalTokens": total, **extra, "items": shown,
         }  # fmt: skip
 
