@@ -76,7 +76,13 @@ def test_greeting_and_no_answer_tokens_and_injection_rate_are_kept_apart() -> No
         Row("r", "no-answer", "", judge([_item("a.md", "x", 7), _item("b.md", "y", 3)], [], [])),
     ]
     s = summarise(rows)
-    assert s["greeting"] == {"n": 2, "meanTokens": 20.0, "injectionRate": 0.5, "meanItems": 0.5, "alwaysTokens": 0.0}
+    assert s["greeting"] == {
+        "n": 2,
+        "meanTokens": 20.0,
+        "injectionRate": 0.5,
+        "meanItems": 0.5,
+        "alwaysTokens": 0.0,
+    }
     assert s["noAnswer"]["meanTokens"] == 10.0 and s["noAnswer"]["injectionRate"] == 1.0
     assert s["answerable"]["n"] == 0 and s["answerable"]["strict"] is None
     assert s["framing"] == {"meanTokens": 20 / 3, "maxTokens": 12}
