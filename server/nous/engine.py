@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from nous.context import chat, pipeline
+from nous.context import chat, pipeline, rarity
 from nous.context import config as configs
 from nous.context.config import Config
 from nous.errors import InvalidMemory, UnknownMemory
@@ -65,6 +65,7 @@ class Engine:
         self.config: Config
         self.config, self.problems = configs.load(self.workspace)
         library.preload()  # every read is redacted: its rules compile while the store opens
+        rarity.preload()  # every query weighs its words by it
 
     @cached_property
     def languages(self) -> list[str]:
