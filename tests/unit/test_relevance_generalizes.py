@@ -78,7 +78,7 @@ def test_a_prohibition_answers_in_every_mode_of_a_five_memory_workspace(
     assert engine.status()["memories"] <= 10
     question = "can I add the requests library to speed up the HTTP client?"
     turn = chat.context(engine, ContextParams(input=question, mode="turn"))
-    assert "add a runtime dependency without an adr" in _texts(turn, {"constraints"})
+    assert "add a runtime dependency without an adr" in _texts(turn, {"constraints", "rules"})
     startup = chat.context(engine, ContextParams(input="fix the checkout bug", mode="startup"))
     assert "add a runtime dependency without an adr" in _texts(startup)
     recall = chat.recall(engine, RecallParams(query=question, budget=500))
@@ -94,8 +94,12 @@ def test_censors_stay_within_their_cap_and_selected_layers_stay_gated(
     for section in greeting.sections:
         assert section.used <= section.cap or section.layer in ("identity", "frame")
     nothing = chat.context(engine, ContextParams(input="What's our on-call rotation?"))
-    retrieved = [s for s in nothing.sections if s.items and s.layer != "constraints"]
-    assert retrieved == [], [i.text for s in retrieved for i in s.items]
+    # the censors (the constraints layer; a harvested prohibition reads as a project rule)
+    retrieved = [
+        i for s in nothing.sections for i in s.items
+        if s.layer != "constraints" and not i.terms.get("censor")
+    ]  # fmt: skip
+    assert retrieved == [], [i.text for i in retrieved]
 
 
 def test_a_recall_that_asks_for_an_alternative_gets_the_decision(
@@ -169,9 +173,17 @@ def test_a_censor_is_not_repeated_within_a_session(tiny_engines: dict[str, Engin
 
     def censors(text: str, session: str | None) -> str:
         params = ContextParams(input=text, mode="turn", session_id=session)
-        return _texts(chat.context(engine, params), {"constraints"})
+        return _texts(chat.context(engine, params), {"constraints", "rules"})
 
     assert "commit secrets" in censors("let's refactor the order model", "s-1")
     assert "commit secrets" not in censors("now tidy up the logging format", "s-1")
     assert "commit secrets" in censors("now tidy up the logging format", "s-2")
     assert "commit secrets" in censors("now tidy up the logging format", None)
+
+
+def test_a_tag_cut_open_by_a_shortened_text_does_not_survive() -> None:
+    from nous.context import render
+
+    assert "<img" not in render.clean('deploy pipeline <img src="https://x.example/a.png" onerr')
+    assert "<script" not in render.clean("see <script type=…")
+    assert render.clean("when a < b the sort is stable") == "when a < b the sort is stable"

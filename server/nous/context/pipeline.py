@@ -117,12 +117,21 @@ def _layer_of(
 ) -> str:
     """Rules from the workspace's own instruction files render as the project's rules; in a
     turn, the standing constraints (prohibitions included) form the censors layer."""
-    if mode == "turn" and scored.memory.id in standing and scored.memory.kind == "constraint":
-        return CENSORS_LAYER
     rules = any(layer.name == RULES_LAYER for layer in config.layers)
-    if rules and "instructions" in scored.memory.tags:
+    harvested_rule = rules and "instructions" in scored.memory.tags
+    if mode == "turn" and scored.memory.id in standing and scored.memory.kind == "constraint":
+        # the workspace's own prohibitions read as its rules (unfenced, SPEC §2.8), drawing on
+        # the censors' cap (`_bucket`); remembered constraints are fenced data
+        return RULES_LAYER if harvested_rule else CENSORS_LAYER
+    if harvested_rule:
         return RULES_LAYER
     return RECALL_LAYER if mode == "recall" else config.layer_of(scored.memory.kind)
+
+
+def _turn_bucket(scored: Scored, layer: str) -> str:
+    """A turn's buckets are its layers; a censor (in by the censors layer alone) draws on the
+    censors' cap wherever it is rendered (an instruction-file prohibition: in the rules)."""
+    return CENSORS_LAYER if scored.terms.get("censor") else layer
 
 
 def _startup_bucket(scored: Scored, layer: str) -> str:
@@ -302,7 +311,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         layer_kinds[RECALL_LAYER] = []
     else:
         caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
-        bucket_of = lambda scored, layer: layer  # noqa: E731
+        bucket_of = _turn_bucket
     # Each item's share of the budget for its extract: the budget split over what was admitted,
     # weighted by rank (1/r), so the best item has room to carry its answer and a long tail of
     # admitted items still fits.

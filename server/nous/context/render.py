@@ -39,6 +39,9 @@ _HTML = re.compile(
     re.I,
 )
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
+_UNCLOSED = re.compile(r"<[a-zA-Z/!|][^<>]*$")
+"""A tag cut open at the end of a shortened text (`<img src=…`): no pattern above sees a tag
+without its `>`, so what is left of it goes."""
 
 
 def _visible(char: str) -> bool:
@@ -78,6 +81,7 @@ def clean(text: str) -> str:
     text = _LINK.sub(_link, text)
     text = _ROLE_TAG.sub("", text)
     text = _HTML.sub("", text)
+    text = _UNCLOSED.sub("", text)
     text = _FENCE_RUN.sub(lambda m: m.group(0)[:2], text)
     text = " ".join(text.split())
     return text.lstrip("#>").strip()

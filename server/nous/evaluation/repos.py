@@ -124,7 +124,8 @@ def _nous(result: ContextResult) -> tuple[list[Injected], list[dict[str, Any]]]:
         for item in section.items:
             sources = item_sources(item)
             paths = source_paths(sources)
-            always = always_on(result.mode, section.layer)
+            # a censor (in by the censors layer alone) is always-on wherever it is rendered
+            always = always_on(result.mode, section.layer) or bool(item.terms.get("censor"))
             items.append(Injected(paths, item.text, item.tokens, always))
             shown.append(
                 {"source": ", ".join(sources), "paths": list(paths), "kind": item.kind,
