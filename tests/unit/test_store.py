@@ -177,6 +177,18 @@ def test_generic_transition_checks_the_machine(store: MemoryStore) -> None:
         store.transition(e.id, "active", "back")
 
 
+def test_a_transition_another_process_made_first_is_no_error(store: MemoryStore) -> None:
+    """Two windows judge the same reply: both find a procedure ineffective, one moves it first
+    (the soak's `a procedure cannot go from 'ineffective' to 'ineffective'`)."""
+    p = store.remember(Draft(kind="procedure", content="run make test before pushing")).memory
+    other = MemoryStore(store.path, HashEmbedder(), tokens.counter())
+    try:
+        assert other.transition(p.id, "ineffective", "feedback").status == "ineffective"
+        assert store.transition(p.id, "ineffective", "feedback").status == "ineffective"
+    finally:
+        other.close()
+
+
 def test_unknown_id_is_a_named_error(store: MemoryStore) -> None:
     with pytest.raises(UnknownMemory):
         store.get("nope")

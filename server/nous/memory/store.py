@@ -431,9 +431,13 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         )
 
     def transition(self, memory_id: str, target: str, reason: str) -> Memory:
-        """Move a memory to `target` if its kind allows it, else `InvalidTransition`."""
+        """Move a memory to `target` if its kind allows it, else `InvalidTransition`. One that
+        is already there (another process moved it first: two windows judging the same reply)
+        stays, unchanged."""
         with self.write():
             memory = self.get(memory_id)
+            if memory.status == target:
+                return memory
             lifecycle.check(memory.kind, memory.status, target)
             self._set_status(memory, target, reason)
         self._after_write()
