@@ -29,7 +29,6 @@ MIN_ENTRIES = 3
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(\S.*)$")
 _ENTRY = re.compile(r"^(?:decision\s+)?#?(\d{1,4})\s*[.:)-]?\s+(\S.*)$", re.I)
 _HTML_ANCHOR = re.compile(r"<a\s+(?:name|id)\s*=\s*[\"']([^\"']+)[\"']\s*/?>\s*(?:</a>)?", re.I)
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CONTENTS = ("table of contents", "contents", "toc", "index")
 
 
@@ -61,16 +60,7 @@ def _github_slug(heading: str) -> str:
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line index, level, text) of the headings outside fenced code."""
     out = []
-    fence = ""
-    for n, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0]:
-                fence = ""
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
+    for n, line, _ in records.outside_code(lines):
         found = _HEADING.match(line)
         if found:  # a closing `##` is no part of the heading
             out.append((n, len(found.group(1)), found.group(2).rstrip().rstrip("#").rstrip()))

@@ -38,7 +38,6 @@ _IMPORT = re.compile(r"(?:^|(?<=\s))@([\w.~/-][^\s`'\"<>()\[\]]*)")
 _TRAILING = ".,;:!?"
 MAX_IMPORT_LINE = 2000
 """Longer lines are prose, never read for imports (and no pattern runs over a huge line)."""
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
 
 
@@ -67,16 +66,7 @@ def _prose_lines(text: str) -> list[tuple[int, str]]:
     """(index, line without code spans) of the lines outside fenced code blocks: an `@` inside
     code is not an import (Claude Code does not evaluate them there either)."""
     out: list[tuple[int, str]] = []
-    fence = ""
-    for n, line in enumerate(text.splitlines()):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opened:
-            fence = opened.group(1)
-            continue
+    for n, line, _ in records.outside_code(text.splitlines()):
         if len(line) <= MAX_IMPORT_LINE:
             out.append((n, _CODE_SPAN.sub(" ", line)))
     return out

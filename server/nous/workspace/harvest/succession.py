@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from nous.workspace.harvest import records
+
 _NOUN = r"(?:rfc|adr|decision|proposal|record|document|design)"
 _SUBJECT = rf"(?:this|the\s+present|the\s+current)\s+{_NOUN}"
 _ADVERB = r"(?:(?:now|also|hereby|thereby|effectively|partially|partly|fully|formally)\s+)?"
@@ -35,7 +37,6 @@ BACKWARD = re.compile(
     rf"{_BACKWARD_VERB}\s+(?:this\s+{_NOUN}\s+)?(?:by|with|in)\s*:?\s*{_REF}",
     re.I,
 )
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\[*\"“A-Z])")
 _EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)")
@@ -66,23 +67,15 @@ def sentences(text: str) -> list[str]:
     every list item on its own, emphasis marks and a leading `Status:` label dropped."""
     units: list[str] = []
     current: list[str] = []
-    fence = ""
 
     def flush() -> None:
         if current:
             units.append(" ".join(current))
             current.clear()
 
-    for line in text.splitlines():
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0]:
-                fence = ""
-            continue
-        if opened:
+    for _, line, after_code in records.outside_code(text.splitlines()):
+        if after_code:
             flush()
-            fence = opened.group(1)
-            continue
         if not line.strip() or line.lstrip().startswith("#"):
             flush()
             continue
