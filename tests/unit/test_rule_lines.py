@@ -130,6 +130,22 @@ def test_extract_and_summary_of_a_rule_block_are_rule_lines(engine: Engine) -> N
     assert lines[:3] == RULES.split("\n"), lines
 
 
+def test_the_micro_of_a_rule_block_is_the_rule_nearest_the_input(engine: Engine) -> None:
+    """A censor squeezed to a micro (a small censors cap) says the one rule the input is
+    nearest, on one line, not the first rules run together with `;`."""
+    rows = engine.store.live_from_source("file:AGENTS.md#agent-rules", engine.project.scope)
+    [memory] = engine.store.get_many([i for i, _, _ in rows]).values()
+    query = relevance.query("can I edit the generated migrations?", {}, 0)
+    options = dict(
+        items.Renderings(engine.store, query, {memory.id: 8}, {}).of(Scored(memory, 1.0))
+    )
+    micro = options["micro"]
+    assert "migrations" in micro and ";" not in micro and "\n" not in micro, micro
+    assert engine.store.counter.count(micro) <= 20
+    plain = dict(items.Renderings(engine.store, None, {memory.id: 8}, {}).of(Scored(memory, 1.0)))
+    assert "secrets" in plain["micro"] and "\n" not in plain["micro"], plain["micro"]
+
+
 def test_a_lead_in_is_shortened_to_its_modal_phrase_only_when_it_tells_the_reader() -> None:
     assert rules.lead_in("Agents MUST NOT:") == "MUST NOT:"
     assert rules.lead_in("AI agents should never:") == "should never:"

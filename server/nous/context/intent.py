@@ -64,6 +64,43 @@ _PERMISSION = re.compile(
     re.I,
 )
 """A question that asks whether an action is allowed: the project's prohibitions answer it."""
+_PROPOSAL = re.compile(
+    r"\b(?:should|shall|could|can|would|wouldn'?t|couldn'?t|shouldn'?t) (?:we|i|it|you)\b|"
+    r"\bwhy (?:not|did|do|don'?t) (?:we|i)?\b|\bwhat about\b|\bhow about\b",
+    re.I,
+)
+_ALTERNATIVE = [
+    re.compile(
+        r"\b(?P<verb>move|moving|migrate|migrating|switch|switching|port|porting|rewrite|rewriting|"
+        r"convert|converting|replace|replacing|change|changing)\b[^?.!;:]*?\b(?:to|in|into|onto|"
+        r"with|over to)\s+(?P<target>[^?.!,;:]+?)(?=\s*(?:[?.!,;:]|$)|\s+(?:so|because|since|"
+        r"instead|for|to make|and)\b)",
+        re.I,
+    ),
+    re.compile(r"\b(?:why not|what about|how about)\s+(?:just\s+)?(?:use\s+|using\s+|try\s+|"
+               r"trying\s+|go(?:ing)? with\s+)?(?P<target>[^?.!,;:]+?)(?=\s*(?:[?.!,;:]|$)|"
+               r"\s+(?:so|because|since|instead|for|to|and)\b)", re.I),
+]  # fmt: skip
+_ALTERNATIVE_WORDS = 3
+"""A proposal names its alternative in a few words ("to Postgres", "in Python")."""
+
+
+def alternative(text: str) -> list[str]:
+    """The words of the alternative a proposal names, with its verb ("should we move the memory
+    store to Postgres?" → move, Postgres): the decision that chose otherwise is about the
+    subject and may never name the alternative, so these weigh less in the gate."""
+    if not _PROPOSAL.search(text):
+        return []
+    for pattern in _ALTERNATIVE:
+        found = pattern.search(text)
+        if found:
+            target = re.findall(r"[\w][\w.+#-]*", found.group("target"))
+            if 0 < len(target) <= _ALTERNATIVE_WORDS:
+                verb = found.groupdict().get("verb")
+                return [verb, *target] if verb else target
+    return []
+
+
 _PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)*[\w-]+\.[a-zA-Z][\w]{0,5}\b")
 _IDENT = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z]\w+|[A-Z][a-z0-9]+[A-Z]\w+)\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]{2,}\b")
@@ -95,6 +132,7 @@ class Intent(BaseModel):
     greeting: bool = False
     question: bool = False
     permission: bool = False
+    alternative: list[str] = Field(default_factory=list)
     temporal_recency: float = 0.0
     hints: dict[str, float] = Field(default_factory=dict)
     entities: list[str] = Field(default_factory=list)
@@ -112,6 +150,7 @@ def signals(text: str) -> Intent:
         greeting=bool(_GREETING.match(text)) or small_talk(text),
         question=bool(_QUESTION.search(text)),
         permission=bool(_PERMISSION.search(text)),
+        alternative=alternative(text),
     )
     for pattern, weight in _RECENCY:
         if pattern.search(text):

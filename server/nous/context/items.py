@@ -223,7 +223,12 @@ class Renderings:
             options.append(("summary", label + first if first else memory.summary))
         else:
             options.append(("summary", memory.summary))
-        options.append(("micro", memory.micro))
+        micro = None
+        if rule:  # the rule the input is nearest, one line, not the first rules run together
+            room = renderings.MICRO_TOKENS - self.counter.count(label)
+            micro = self._extract(scored, memory.content, room) if self.query else None
+            micro = micro or rules.summary(heading, found, room, self.counter)
+        options.append(("micro", label + micro if micro else memory.micro))
         if memory.status == "superseded":
             mark = (
                 f"(superseded by: {self.successors[memory.id]}) "

@@ -244,6 +244,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     lexical: dict[str, float] = {}
     turns: dict[str, float] = {}
     query_vec = None
+    subject: tuple[relevance.Query, dict[str, float]] | None = None
     if not skip_retrieval:
         query = req.input.strip() or " ".join(
             [view.project, *view.languages, view.task or "", view.active_file or ""]
@@ -257,9 +258,25 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
             else frozenset()
         )
         semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes, own)
-        available = len(semantic)
         frequencies, documents = store.document_frequencies(relevance.query_words(words))
-        rel_query = relevance.query(words, frequencies, documents, config.gate.rarity_store_half)
+        half = config.gate.rarity_store_half
+        rel_query = relevance.query(words, frequencies, documents, half)
+        if intent.alternative:
+            # A proposal ("move the memory store to Postgres?") is also read as its subject:
+            # the decision that chose otherwise may never name the alternative. Its lexical
+            # search leaves the alternative out and its words weigh less; a memory is as
+            # relevant as the better reading finds it.
+            found, subject_lexical, _ = _semantic(
+                store, config, query_vec, relevance.without(words, intent.alternative),
+                view.scopes, own,
+            )  # fmt: skip
+            for memory_id, cosine in found.items():
+                semantic.setdefault(memory_id, cosine)
+            subject = (
+                relevance.query(words, frequencies, documents, half, intent.alternative),
+                subject_lexical,
+            )
+        available = len(semantic)
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
             semantic.setdefault(memory_id, 0.0)
@@ -281,7 +298,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     if semantic:
         asked = relevance.asked_kinds(intent.dominant_hint, intent.permission)
         candidates = _score(store, config, view, frame, plan, profile, semantic, work,
-                            rel_query, query_vec, lexical, turns, asked)  # fmt: skip
+                            rel_query, query_vec, lexical, turns, asked, subject)  # fmt: skip
         available = max(available, len(candidates))
         history = intent.temporal_recency > 0 or "episode" in intent.hints
         candidates = _filter(store, config, req, frame, plan, profile, candidates, work, history,
@@ -390,6 +407,7 @@ def _score(
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
     lexical: dict[str, float] | None = None, turns: dict[str, float] | None = None,
     asked: frozenset[str] = frozenset(),
+    subject: tuple[relevance.Query, dict[str, float]] | None = None,
 ) -> list[Scored]:  # fmt: skip
     memories = store.get_many(list(semantic))
     vectors = store.vectors(list(memories)) if query_vec is not None else {}
@@ -416,6 +434,12 @@ def _score(
                                         best_cosine, memory.kind in asked)  # fmt: skip
             rel = relevance.probability(values, config.gate.model)
             coverage = values[1]
+            if subject is not None:  # a proposal read as its subject (`intent.alternative`)
+                values = relevance.features(subject[0], memory.content, cosine,
+                                            subject[1].get(memory_id, 0.0), best_cosine,
+                                            memory.kind in asked)  # fmt: skip
+                if (p := relevance.probability(values, config.gate.model)) > rel:
+                    rel, coverage = p, values[1]
         # The semantic term is the query relevance the gate admits on: the gate model's
         # probability that this memory holds the answer.
         semantic_term = rel
@@ -428,7 +452,8 @@ def _score(
             # for a chat turn are on no scale its LoCoMo floor (`gate.kinds`) was chosen on
             rel = semantic_term
         item = composite(config, memory, semantic_term, frame, where, now_ts, plan.recency_weight,
-                         stats.get(memory_id, usage.NEUTRAL), extra)  # fmt: skip
+                         stats.get(memory_id, usage.NEUTRAL), extra,
+                         memory.kind in asked)  # fmt: skip
         item.terms["relevance"] = round(rel, 4)
         item.terms["coverage"] = round(coverage, 4)
         scored.append(item)

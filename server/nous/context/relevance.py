@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -121,21 +122,37 @@ STORE_HALF = 100.0
 (`gate.rarity_store_half` in defaults.toml)."""
 
 
+ALTERNATIVE_WEIGHT = 0.25
+"""The weight left to the words of a proposal's alternative ("… to Postgres?"): the decision
+that chose otherwise is about the subject and may never name it (`intent.alternative`)."""
+
+
 def query(
-    text: str, frequencies: dict[str, int], total: int, store_half: float = STORE_HALF
-) -> Query:
+    text: str, frequencies: dict[str, int], total: int, store_half: float = STORE_HALF,
+    alternative: Sequence[str] = (),
+) -> Query:  # fmt: skip
     """`frequencies` maps each raw query word to the number of the store's `total` memories
-    holding it."""
+    holding it; the words of `alternative` weigh ALTERNATIVE_WEIGHT of their rarity."""
     weights: dict[str, float] = {}
     seen: set[str] = set()
+    muted = {stem(w) for w in words(" ".join(alternative))}
     for word in dict.fromkeys(words(text)):
         # counted a moment apart (or from a cache), a word's count can pass the total: clamp
         df = min(max(0, frequencies.get(word, 0)), total)
         key = stem(word)
-        weights[key] = max(weights.get(key, 0.0), rarity.blended(word, df, total, store_half))
+        weight = rarity.blended(word, df, total, store_half)
+        if key in muted:
+            weight *= ALTERNATIVE_WEIGHT
+        weights[key] = max(weights.get(key, 0.0), weight)
         if df > 0:
             seen.add(key)
     return Query(weights, frozenset(weights) - seen)
+
+
+def without(text: str, drop: Sequence[str]) -> str:
+    """`text` without the words of `drop` (compared stemmed)."""
+    gone = {stem(w) for w in words(" ".join(drop))}
+    return " ".join(w for w in re.findall(r"\S+", text) if not (stems(w) and stems(w) <= gone))
 
 
 def query_words(text: str) -> list[str]:

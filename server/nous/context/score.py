@@ -58,16 +58,21 @@ def composite(
     recency_weight: float = 0.0,
     usage: UsageStats = NEUTRAL,
     extra: float = 1.0,
+    asked: bool = False,
 ) -> Scored:
     """Score one memory. `recency_weight` (0..1, from temporal words in the input) shortens the
-    recency half-life down to a tenth, so "today" favours what changed today."""
+    recency half-life down to a tenth, so "today" favours what changed today. A memory of the
+    kind the input asks for (`asked`: a decision for "should we…?") has the frame's top
+    priority, whatever the frame."""
     w = config.weights
     s = config.scoring
     half_life = s.recency_half_life_days * (1.0 - 0.9 * recency_weight)
     outcome_key = memory.outcome or "none"
     terms = {
         "semantic": max(0.0, min(1.0, semantic)),
-        "framePriority": config.frames.priorities.get(frame, {}).get(memory.kind, 0.5),
+        "framePriority": 1.0
+        if asked
+        else config.frames.priorities.get(frame, {}).get(memory.kind, 0.5),
         "recency": recency(memory, now_ts, half_life),
         "outcome": s.outcome_values.get(outcome_key, s.outcome_values["none"]),
         "usage": 1.0 - math.exp(-usage.score),
