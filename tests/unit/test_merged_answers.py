@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from nous.context import config as configs
-from nous.context import pipeline
+from nous.context import items, pipeline, relevance
+from nous.context.score import Scored
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 
@@ -101,3 +102,58 @@ def test_a_section_whose_answer_does_not_fit_the_item_is_its_own_item(
     assert fixes.id not in {d.id for d in result.dropped}  # in, not "merged into"
     assert fixes.id not in by_id[release_guide["release-candidates"]].merged
     assert result.tokens <= 300
+
+
+PROFILING = "RFC: Experimental support for profiling"
+MARK_APIS = (  # docs/rfcs/experimental-profiling.md of opentelemetry-collector, as harvested
+    f"# {PROFILING} › Proposed approach › Mark specific APIs as `experimental`\n\n"
+    "In order to boot a functional collector with profiles support, some stable packages need to "
+    "be aware of the experimental ones.\n\nTo support that case, we will mark new APIs as "
+    "`experimental` with go docs. Every experimental API will be documented as such:\n"
+    "```golang\n// # Experimental\n//\n// Notice: This method is EXPERIMENTAL and may be changed "
+    "or removed in a\n// later release.\n```\n\nAs documented, APIs marked as experimental may "
+    "changed or removed across releases, without it being considered as a breaking change.\n\n"
+    "There are no symbols that would need to be marked as experimental today. If there ever are "
+    "then implementers may add an experimental comment to them"
+)
+BUILD_TAGS = (
+    f"# {PROFILING} › Overview › Discarded approaches › Use build tags\n\nAn approach would have "
+    "been to use build tags to limit the availability of profiles within packages.\n\nThis "
+    "approach would make the UX very bad though, as most packages are meant to be imported and "
+    "not used in a compiled collector. It would therefore not have been possible to specify the "
+    "appropriate build tags.\n\nThis has been discarded, as the usage would have been too "
+    "difficult."
+)
+COLLECTOR_COUNTS = (  # the question's words in the collector's 479 harvested memories
+    {"profiles": 17, "signal": 35, "couldn": 1, "hide": 0, "apis": 49, "behind": 7, "go": 89,
+     "build": 28, "tags": 19, "instead": 34, "adding": 62, "experimental": 23, "packages": 53},
+    479,
+)  # fmt: skip
+
+
+def test_a_short_admitted_section_is_said_whole_with_its_reasons(real_store: MemoryStore) -> None:
+    """A sibling that passed the gate keeps its own answer in the merged item; a short one's
+    answer is all of it (`items.SHORT_SECTION_TOKENS`), not only the sentences that share the
+    question's words: the reasons ("most packages are meant to be imported", "the usage would
+    have been too difficult") share none."""
+    sections = []
+    for anchor, content in (("mark-apis", MARK_APIS), ("use-build-tags", BUILD_TAGS)):
+        written = real_store.remember(
+            Draft(kind="decision", scope="project:shop", content=content,
+                  source=f"file:docs/rfcs/experimental-profiling.md#{anchor}")
+        )  # fmt: skip
+        sections.append(Scored(written.memory, 0.5, {"relevance": 0.6}))
+    lead, sibling = sections
+    question = (
+        "For the profiles signal, couldn't we just hide the new APIs behind Go build tags instead "
+        "of adding experimental packages?"
+    )
+    query = relevance.query(question, *COLLECTOR_COUNTS)
+    renderings = items.Renderings(
+        real_store, query, {lead.memory.id: 450}, {}, {lead.memory.id: [sibling]}, admitted=0.15
+    )
+    answers = " ".join(renderings.answers(lead))
+    assert "most packages are meant to be imported" in answers, answers
+    assert "the usage would have been too difficult" in answers, answers
+    # the lead's own answer is still its best units, not all of it
+    assert "There are no symbols that would need to be marked" not in answers, answers

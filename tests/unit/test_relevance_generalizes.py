@@ -49,6 +49,13 @@ def test_a_question_asks_for_a_kind() -> None:
     may = intent.signals("can I add the requests library?")
     assert "constraint" in relevance.asked_kinds(may.dominant_hint, may.permission)
     assert not intent.signals("Should we move the ledger to DynamoDB?").permission
+    # asking whether a thing is required is the converse question: the rules answer it too
+    for required in (
+        "It's a two-line fix; do I really need to add tests to the PR?",
+        "Is it mandatory to annotate every function?",
+        "must I sign commits?",
+    ):
+        assert intent.signals(required).permission, required
 
 
 @pytest.fixture

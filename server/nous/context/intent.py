@@ -59,11 +59,15 @@ _HINTS = {
 }
 _PERMISSION = re.compile(
     r"\b(?:(?:can|could|may) (?:i|we)|should i|(?:is it|are we|am i) (?:ok|okay|fine|allowed|"
-    r"safe|permitted)|allowed to|is (?:it|that) a problem if|do (?:i|we) need (?:to|an?)|"
-    r"(?:any|what) (?:rules?|restrictions?|constraints?))\b",
+    r"safe|permitted)|allowed to|is (?:it|that) a problem if|"
+    r"do (?:i|we) (?:really |still |actually |even )?(?:need|have) (?:to|an?)|"
+    r"(?:is it|is that|is this|are they) (?:really )?(?:mandatory|required|necessary|compulsory|"
+    r"enforced)|(?:must|have to|has to) (?:i|we)|(?:any|what) (?:rules?|restrictions?|"
+    r"constraints?))\b",
     re.I,
 )
-"""A question that asks whether an action is allowed: the project's prohibitions answer it."""
+"""A question that asks whether an action is allowed or required: the project's rules answer
+it."""
 _PROPOSAL = re.compile(
     r"\b(?:should|shall|could|can|would|wouldn'?t|couldn'?t|shouldn'?t) (?:we|i|it|you)\b|"
     r"\bwhy (?:not|did|do|don'?t) (?:we|i)?\b|\bwhat about\b|\bhow about\b",

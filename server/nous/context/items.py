@@ -164,6 +164,10 @@ def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
     return {old: found[new].micro for old, new in wanted.items() if new in found}
 
 
+SHORT_SECTION_TOKENS = 80
+"""An admitted sibling section this short is said whole in a merged item: "Use build tags — …
+most packages are meant to be imported … discarded, as the usage would have been too
+difficult" answers "couldn't we just use build tags?" in sentences that share no word with it."""
 ANSWER_TOKENS = 40
 """What one section's own answer in a merged item may take (`extract.best_units` over that
 section alone): a sentence or two, a rule with its lead-in, a command with its sentence (a
@@ -279,8 +283,17 @@ class Renderings:
             if best is None:
                 first, _, _ = memory.content.partition("\n")
                 heading = self.counter.count(first) if first.startswith("# ") else 0
-                best = extract.best_units(memory.content, self.query, ANSWER_TOKENS + heading,
-                                          self.counter, 2 * ANSWER_TOKENS + heading)  # fmt: skip
+                body = [u.text for u in units(memory.content) if u.kind != "heading"]
+                if (
+                    section is not scored
+                    and self.counter.count(extract.only(memory.content, body))
+                    <= SHORT_SECTION_TOKENS + heading
+                ):
+                    best = body  # a short section is its own answer: its reasons too
+                else:
+                    best = extract.best_units(memory.content, self.query,
+                                              ANSWER_TOKENS + heading, self.counter,
+                                              2 * ANSWER_TOKENS + heading)  # fmt: skip
                 self._best[memory.id] = best
             out += [text for text in best if text not in out]
         return out
