@@ -164,10 +164,12 @@ def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
     return {old: found[new].micro for old, new in wanted.items() if new in found}
 
 
-SHORT_SECTION_TOKENS = 80
+SHORT_SECTION_TOKENS = 120
 """An admitted sibling section this short is said whole in a merged item: "Use build tags — …
 most packages are meant to be imported … discarded, as the usage would have been too
-difficult" answers "couldn't we just use build tags?" in sentences that share no word with it."""
+difficult" answers "couldn't we just use build tags?" in sentences that share no word with it.
+Chosen leave-one-repository-out over 0, 40, 80, 120 and 200 on the tune split (recall and turn
+strict hits): five folds of six chose 120 (docs/benchmarks.md)."""
 ANSWER_TOKENS = 40
 """What one section's own answer in a merged item may take (`extract.best_units` over that
 section alone): a sentence or two, a rule with its lead-in, a command with its sentence (a
