@@ -22,6 +22,8 @@ export interface NousApi {
   injected(): Tally | undefined;
   /** The status bar's text as set (e.g. `Nous 420/3k`). */
   statusText(): string;
+  /** The last manifests, oldest first: what each answer injected, in which session. */
+  manifests(): { title: string; sessionId: string | null; mode: string; tokens: number; preview: boolean }[];
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
   /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
@@ -83,6 +85,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
     lastBudget: () => state.lastBudget,
     injected: () => state.ledger.tally(),
     statusText: () => statusBar.text,
+    manifests: () =>
+      state.manifests.map((m) => ({
+        title: m.title,
+        sessionId: m.result.session.id,
+        mode: m.result.mode,
+        tokens: m.result.tokens,
+        preview: m.preview,
+      })),
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
     interpreter: () => daemon.interpreter,

@@ -20,6 +20,8 @@ export interface Manifest {
 
 export class State {
   lastManifest: Manifest | undefined;
+  /** The last few manifests, oldest first (what the end-to-end test adds up). */
+  readonly manifests: Manifest[] = [];
   lastBudget: BudgetNotification | undefined;
   /** Every injection this window made, per chat session. */
   readonly ledger = new Ledger();
@@ -39,6 +41,8 @@ export class State {
     const preview = options.preview === true;
     const tally = preview ? undefined : this.ledger.add(result);
     this.lastManifest = { title, result, at: new Date(), preview, tally };
+    this.manifests.push(this.lastManifest);
+    if (this.manifests.length > 50) this.manifests.shift();
     if (typeof result.intent.task === "string") this.workspace = { ...this.workspace, task: result.intent.task };
     this.changed.fire();
     return tally;
