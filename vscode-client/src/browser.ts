@@ -19,9 +19,8 @@ import {
   OUTCOMES,
   provenance,
   renderRecord,
-  rowDescription,
   rowLabel,
-  rowTitle,
+  rowParts,
   rowTooltip,
   sourceLabel,
   useText,
@@ -92,9 +91,10 @@ class MemoryTree implements vscode.TreeDataProvider<Row> {
     const m = row.memory;
     // at the default side-bar width: the kind (icon), the first words, the status and the source;
     // everything else in the tooltip
-    const item = new vscode.TreeItem(rowTitle(m));
+    const { title, description } = rowParts(m);
+    const item = new vscode.TreeItem(title);
     item.id = (this.review ? "review:" : "memory:") + m.id;
-    item.description = rowDescription(m);
+    item.description = description;
     item.iconPath = new vscode.ThemeIcon(
       kindIcon(m.kind, m.pinned),
       m.excluded ? new vscode.ThemeColor("disabledForeground") : undefined,

@@ -114,26 +114,40 @@ export function rowLabel(m: Pick<ListedMemory, "micro" | "content">): string {
   return text.length > 100 ? text.slice(0, 99) + "…" : text;
 }
 
-/** The row's label at the default side-bar width: the first words of the memory, cut to `max`
- * characters at a word boundary (the rest is in the tooltip). */
-export const ROW_TITLE_CHARS = 26;
-export function rowTitle(m: Pick<ListedMemory, "micro" | "content">, max = ROW_TITLE_CHARS): string {
+/** How many characters a row holds at the default side-bar width (300 px: ~247 px of text beside
+ * the icon, ~36 characters of the workbench font; a few kept for the scroll bar). */
+export const ROW_CHARS = 33;
+
+/** The row's label: the first words of the memory, cut to `max` characters (at a word boundary
+ * when that keeps most of it); the rest is in the tooltip. */
+export function rowTitle(m: Pick<ListedMemory, "micro" | "content">, max = 26): string {
   const text = rowLabel(m);
   if (text.length <= max) return text;
   const cut = text.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");
-  return (space >= max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, "") + "…";
+  return (space >= 0.7 * max ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, "") + "…";
 }
 
-/** A short source for the row: the file name cut to `max` characters, `commit 1a2b3c4`, `chat`. */
-export function shortSource(source: string, max = 14): string {
-  const label = sourceLabel(source);
+/** A short source for the row: the file name cut to `max` characters, `commit`, `chat`, `manual`. */
+export function shortSource(source: string, max = 10): string {
+  const p = provenance(source);
+  const label = p.type === "commit" ? "commit" : sourceLabel(source);
+  if (max <= 0) return "";
   return label.length > max ? label.slice(0, max - 1) + "…" : label;
 }
 
-/** The row's description, beside the title: "recorded · AGENTS.md" (the kind is the icon). */
-export function rowDescription(m: ListedMemory): string {
-  return [m.status + (m.pinned ? " · pinned" : ""), shortSource(m.source)].join(" · ");
+/** The row's description, beside the title: "recorded · AGENTS.md" (the kind is the icon); the
+ * source cut to `sourceChars`. */
+export function rowDescription(m: ListedMemory, sourceChars = 10): string {
+  return [m.status + (m.pinned ? " · pinned" : ""), shortSource(m.source, sourceChars)].join(" · ");
+}
+
+/** Label and description of a row that fit `chars` together: the status whole, the source cut to
+ * leave the title at least 12 characters, the title with what is left. */
+export function rowParts(m: ListedMemory, chars = ROW_CHARS): { title: string; description: string } {
+  const status = rowDescription(m, 0).length; // "recorded · ", the source left out
+  const description = rowDescription(m, Math.max(4, Math.min(10, chars - 1 - 12 - status)));
+  return { title: rowTitle(m, Math.max(12, chars - description.length - 1)), description };
 }
 
 /** "injected 2 h ago, referenced never" / "never injected". */

@@ -17,6 +17,8 @@ import {
   renderRecord,
   rowDescription,
   rowLabel,
+  ROW_CHARS,
+  rowParts,
   rowTitle,
   rowTooltip,
   sourceLabel,
@@ -108,11 +110,20 @@ test("filters become nous/list params, empty ones left out", () => {
 });
 
 test("a row fits the default side bar: a short title, then status and source; use goes to the tooltip", () => {
-  assert.equal(rowDescription(memory()), "recorded · 0001-sqlite.md");
-  assert.equal(rowDescription(memory({ source: "file:docs/a-very-long-file-name-indeed.md", pinned: true })), "recorded · pinned · a-very-long-f…");
+  assert.equal(rowDescription(memory()), "recorded · 0001-sqli…");
+  assert.equal(rowDescription(memory({ source: "file:docs/a-very-long-file-name-indeed.md", pinned: true })), "recorded · pinned · a-very-lo…");
+  assert.equal(rowDescription(memory({ source: "git:0123456789abcdef" })), "recorded · commit");
   assert.equal(rowTitle(memory()), "Use SQLite with WAL, not…");
-  assert.ok(rowTitle(memory({ micro: "Memories live in SQLite with FTS5; we never add a Postgres dependency." })).length <= 26);
   assert.equal(rowTitle(memory({ micro: "Short one." })), "Short one.");
+  // title and description share the row's characters: the description whole
+  for (const source of ["manual", "chat", "file:AGENTS.md", "file:docs/adr/0001-payments-through-gateway.md"]) {
+    const parts = rowParts(memory({ source, micro: "Memories live in SQLite with FTS5; we never add a Postgres dependency." }));
+    assert.ok(parts.title.length + 1 + parts.description.length <= ROW_CHARS, JSON.stringify(parts));
+  }
+  assert.deepEqual(rowParts(memory({ source: "manual", micro: "Memories live in SQLite with FTS5; we never add a Postgres dependency." })), {
+    title: "Memories live…",
+    description: "recorded · manual",
+  });
   assert.equal(rowLabel(memory({ micro: "", content: "line one\nline two" })), "line one line two");
   assert.equal(rowLabel(memory({ micro: "x".repeat(150) })).length, 100);
   const used = memory({ injected: 3, referenced: 1, lastInjectedAt: "2026-11-24T10:00:00.000Z", lastReferencedAt: "2026-11-21T12:00:00.000Z" });
