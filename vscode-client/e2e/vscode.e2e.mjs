@@ -38,6 +38,8 @@ const SLOW = 90_000;
 const FIRST_START = 600_000;
 
 let scratch, workspace, codeServer, browser, page, port, logs = "";
+const DATABASES =
+  "Databases per environment:\n\n| environment | database | backups |\n|---|---|---|\n| staging | orders_staging | daily |\n| production | orders_prod | hourly |\n";
 
 function log(message) {
   const line = `[e2e ${new Date().toISOString().slice(11, 19)}] ${message}`;
@@ -178,6 +180,8 @@ before(async () => {
   const db = join(scratch, "memory.db");
   remember(db, workspace, "decision", "Memories live in SQLite with FTS5; we never add a Postgres dependency.");
   remember(db, workspace, "procedure", "To release: bump the version in pyproject.toml, tag vX.Y.Z, push the tag.");
+  // a memory whose text is Markdown with a table (its record renders it)
+  remember(db, workspace, "fact", DATABASES);
 
   execFileSync(join(HERE, "..", "node_modules", ".bin", "vsce"), ["package", "--allow-missing-repository", "--out", FAKE_VSIX], {
     cwd: join(HERE, "fake-model"),
@@ -512,6 +516,12 @@ test("the memory browser lists memories with kind, status, source and use; filte
   await page.waitForTimeout(600);
   await page.screenshot({ path: join(OUT, "browser-row-tooltip.png") });
   await page.mouse.move(900, 500);
+  // a memory's own Markdown renders in its record: its table too
+  await memoryRow("Databases per environment").click();
+  const tableRecord = await rendered(/fact: Databases per environment[\s\S]*Provenance/);
+  assert.match(tableRecord, /environment\tdatabase\tbackups\n\s*staging\torders_staging\tdaily\n\s*production\torders_prod\thourly/, tableRecord);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "browser-record-table.png") });
 
   // a kind filter through the Filter quick pick (keyboard: type, toggle with a click, Enter)
   await runCommand("Nous: Filter Memories…");
