@@ -277,7 +277,7 @@ function cell(s: string): string {
  * to harvested files. */
 export function renderRecord(m: ListedMemory, now: Date, root?: string): string {
   const out: string[] = [];
-  out.push(`# ${plain(m.kind)}: ${plain(rowLabel(m))}`, "");
+  out.push(`# ${plain(m.kind)}: ${plain(rowTitle(m, 80))}`, "");
   out.push("| field | value |", "|---|---|");
   const rows: [string, string][] = [
     ["id", `\`${m.id}\``],
