@@ -465,6 +465,22 @@ test("the status bar counts every injection of a chat session: three @nous answe
   writeFileSync(join(OUT, "manifest.txt"), manifest);
   await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "manifest.png") });
+  // its dropped memories are named by their titles, their numbers rounded
+  const dropped = /Dropped \((\d+)\)\n([\s\S]*?)\nText as injected/.exec(manifest);
+  if (dropped && Number(dropped[1]) > 0) {
+    const rows = dropped[2].split("\n").filter((l) => /\t[0-9a-f]{8}\t/.test(l));
+    log(`dropped rows: ${JSON.stringify(rows)}`);
+    assert.ok(rows.some((r) => !/^\S+\t—\t/.test(r)), `a dropped memory with its title: ${JSON.stringify(rows)}`);
+    for (const frame of page.frames()) {
+      const heading = frame.getByText(/^Dropped \(\d+\)$/).first();
+      if (await heading.count().catch(() => 0)) {
+        await heading.scrollIntoViewIfNeeded().catch(() => {});
+        break;
+      }
+    }
+    await page.waitForTimeout(600);
+    await page.screenshot({ path: join(OUT, "manifest-dropped.png") });
+  }
 });
 
 // -- the memory browser (SPEC §11) ------------------------------------------------------------
