@@ -474,7 +474,7 @@ test("the status bar counts every injection of a chat session: three @nous answe
     for (const frame of page.frames()) {
       const heading = frame.getByText(/^Dropped \(\d+\)$/).first();
       if (await heading.count().catch(() => 0)) {
-        await heading.scrollIntoViewIfNeeded().catch(() => {});
+        await heading.evaluate((e) => e.scrollIntoView({ block: "start" })).catch(() => {});
         break;
       }
     }
