@@ -38,6 +38,8 @@ const SLOW = 90_000;
 const FIRST_START = 600_000;
 
 let scratch, workspace, codeServer, browser, page, port, logs = "";
+const DATABASES =
+  "Databases per environment:\n\n| environment | database | backups |\n|---|---|---|\n| staging | orders_staging | daily |\n| production | orders_prod | hourly |\n";
 
 function log(message) {
   const line = `[e2e ${new Date().toISOString().slice(11, 19)}] ${message}`;
@@ -116,6 +118,27 @@ async function runCommand(title) {
   await page.keyboard.press("Enter");
 }
 
+/** Show Context for… with `text`; once more after Escape when its input box does not take the
+ * text (seen once: the box was inert, closed by a focus change right after it opened). */
+async function showContextFor(text) {
+  for (let attempt = 1; ; attempt++) {
+    await runCommand("Nous: Show Context for…");
+    const input = page.locator(".quick-input-widget input");
+    try {
+      await input.waitFor({ state: "visible", timeout: 20_000 });
+      await input.fill(text, { timeout: 10_000 });
+      await page.keyboard.press("Enter");
+      return;
+    } catch (err) {
+      if (attempt >= 2) throw err;
+      log(`Show Context for…: ${err.message.split("\n")[0]}; again after Escape`);
+      await page.screenshot({ path: join(OUT, "retry-show-context.png") }).catch(() => {});
+      await page.keyboard.press("Escape");
+      await page.waitForTimeout(1000);
+    }
+  }
+}
+
 async function readJson(name, timeout = SLOW) {
   const file = join(OUT, name);
   return until(`${name}`, () => (existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined), timeout);
@@ -144,6 +167,19 @@ async function ask(prompt) {
   await page.keyboard.press("Enter");
 }
 
+/** The text of a rendered view (the Markdown preview of a manifest or a record: a webview, so an
+ * iframe in an iframe) that matches `re`. */
+async function rendered(re, timeout = 30_000) {
+  return until(`a rendered view matching ${re}`, async () => {
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame()) continue;
+      const text = await frame.locator("body").innerText({ timeout: 1000 }).catch(() => "");
+      if (re.test(text)) return text;
+    }
+    return undefined;
+  }, timeout);
+}
+
 function statusItem() {
   return page.locator(".statusbar-item", { hasText: /^\s*Nous\b/ }).first();
 }
@@ -165,6 +201,8 @@ before(async () => {
   const db = join(scratch, "memory.db");
   remember(db, workspace, "decision", "Memories live in SQLite with FTS5; we never add a Postgres dependency.");
   remember(db, workspace, "procedure", "To release: bump the version in pyproject.toml, tag vX.Y.Z, push the tag.");
+  // a memory whose text is Markdown with a table (its record renders it)
+  remember(db, workspace, "fact", DATABASES);
 
   execFileSync(join(HERE, "..", "node_modules", ".bin", "vsce"), ["package", "--allow-missing-repository", "--out", FAKE_VSIX], {
     cwd: join(HERE, "fake-model"),
@@ -355,13 +393,11 @@ test("/remember in the chat stores a memory that /recall then finds", async () =
 });
 
 test("Nous: Show Context for… opens the manifest of what would be injected", async () => {
-  await runCommand("Nous: Show Context for…");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: 20_000 });
-  await input.fill("where do card payments go?");
-  await page.keyboard.press("Enter");
-  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: where do card payments go?" }).first().waitFor({ timeout: 30_000 });
-  await page.locator(".monaco-editor .view-lines", { hasText: "PaymentGateway" }).first().waitFor({ timeout: 10_000 });
+  await showContextFor("where do card payments go?");
+  const shown = await rendered(/Nous manifest: where do card payments go\?[\s\S]*PaymentGateway/);
+  assert.match(shown, /a preview: shown, not injected/);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: join(OUT, "manifest-preview.png") });
 });
 
 test("vscode.lm.invokeTool('nous_recall') honours the token budget it is given", async () => {
@@ -375,27 +411,76 @@ test("vscode.lm.invokeTool('nous_recall') honours the token budget it is given",
   assert.match(result.text, /embedding|vector|SQLite/i);
 });
 
-test("the status bar shows the session budget the daemon reported", async () => {
-  const state = await dumpState();
-  const budget = state.lastBudget;
-  assert.ok(budget && budget.used > 0, `a nous/budget notification with use arrived: ${JSON.stringify(budget)}`);
-  const expected = `Nous ${compact(budget.used)}/${compact(budget.cap)}`;
-  await until(`status bar “${expected}”`, async () => (await statusItem().innerText()).includes(expected), 20_000);
+test("the status bar counts every injection of a chat session: three @nous answers and a tool call", async () => {
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  const turns = [
+    "@nous how are prices stored in the shop?",
+    "@nous use recall: where do card payments go",
+    "@nous which conventions apply to public functions?",
+  ];
+  for (const prompt of turns) {
+    // (the chat list is virtual: older answers leave the DOM, so count the model's requests)
+    const before = fakeRequests().length;
+    await ask(prompt);
+    // (the tool call takes the model two requests: the call, then the answer with its result)
+    const requests = /use recall:/.test(prompt) ? 2 : 1;
+    await until(`the model's answer to “${prompt}”`, () => fakeRequests().length >= before + requests);
+    await page.waitForTimeout(1500);
+  }
+  const state = await until("the chat's tally", async () => {
+    const s = await dumpState();
+    return s.injected && s.injected.counts.turn === 3 && s.injected.counts.recall === 1 ? s : undefined;
+  });
+  const session = state.injected.sessionId;
+  assert.match(session, /^vscode-chat-/);
+  const manifests = state.manifests.filter((m) => m.sessionId === session && !m.preview);
+  log(`manifests of ${session}: ${JSON.stringify(manifests)}`);
+  // three answers' turn context and the model's nous_recall call, in the chat's own session
+  assert.deepEqual(manifests.map((m) => m.mode).sort(), ["recall", "turn", "turn", "turn"]);
+  const sum = manifests.reduce((n, m) => n + m.tokens, 0);
+  assert.ok(sum > 0, JSON.stringify(manifests));
+  assert.equal(state.injected.injected, sum);
+  const expected = `Nous ${compact(sum)}/3k`;
+  await until(`status bar “${expected}”`, async () => (await statusItem().innerText()).trim() === expected, 20_000);
   const bar = page.locator(".part.statusbar");
   await statusItem().hover();
-  // the tooltip says chat capture is on (nous.capture's default, read back from nous/status)
-  const hover = page.locator(".monaco-hover, .workbench-hover", { hasText: "Chat capture" }).first();
+  const hover = page.locator(".monaco-hover, .workbench-hover", { hasText: "injected into this chat session" }).first();
   await hover.waitFor({ timeout: 20_000 });
-  assert.match(flat(await hover.innerText()), /Chat capture: on\b.*on this machine only/);
+  const tip = flat(await hover.innerText());
+  assert.ok(tip.includes(`${sum.toLocaleString("en-US")} tokens injected into this chat session (3 answers, 1 recall)`), tip);
+  assert.match(tip, /Session cap \(startup context, recalls, expands\): \d+ \/ 3,000 tokens/);
+  // the tooltip says chat capture is on (nous.capture's default, read back from nous/status)
+  assert.match(tip, /Chat capture: on\b.*on this machine only/);
   await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "status-bar-tooltip.png") });
   await bar.screenshot({ path: join(OUT, "status-bar.png") });
-  log(`status bar shows “${expected}” (daemon said ${budget.used}/${budget.cap})`);
+  log(`status bar shows “${expected}”: the sum of the chat's ${manifests.length} manifests (${manifests.map((m) => m.tokens).join(" + ")} = ${sum})`);
+  // click: the last manifest, rendered, with the same total
+  await page.mouse.move(600, 300);
   await statusItem().click();
-  const manifest = page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest" }).first();
-  await manifest.waitFor({ timeout: 20_000 });
-  await page.waitForTimeout(500);
+  const manifest = await rendered(/Nous manifest: which conventions apply to public functions\?/);
+  assert.match(flat(manifest), new RegExp(`this chat session, every injection\\s+${sum.toLocaleString("en-US")} \\(3 answers, 1 recall\\)`), manifest);
+  assert.doesNotMatch(manifest, /\d\.\d{5,}/, "no float artefacts");
+  assert.doesNotMatch(manifest, /^\| /m, "a rendered table, not Markdown source");
+  writeFileSync(join(OUT, "manifest.txt"), manifest);
+  await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "manifest.png") });
+  // its dropped memories are named by their titles, their numbers rounded
+  const dropped = /Dropped \((\d+)\)\n([\s\S]*?)\nText as injected/.exec(manifest);
+  if (dropped && Number(dropped[1]) > 0) {
+    const rows = dropped[2].split("\n").filter((l) => /\t[0-9a-f]{8}\t/.test(l));
+    log(`dropped rows: ${JSON.stringify(rows)}`);
+    assert.ok(rows.some((r) => !/^\S+\t—\t/.test(r)), `a dropped memory with its title: ${JSON.stringify(rows)}`);
+    for (const frame of page.frames()) {
+      const heading = frame.getByText(/^Dropped \(\d+\)$/).first();
+      if (await heading.count().catch(() => 0)) {
+        await heading.evaluate((e) => e.scrollIntoView({ block: "start" })).catch(() => {});
+        break;
+      }
+    }
+    await page.waitForTimeout(600);
+    await page.screenshot({ path: join(OUT, "manifest-dropped.png") });
+  }
 });
 
 // -- the memory browser (SPEC §11) ------------------------------------------------------------
@@ -410,8 +495,9 @@ function pane(title) {
   return page.locator(".pane", { has: page.locator(".pane-header", { hasText: title }) }).first();
 }
 
-function memoryRow(text) {
-  return pane("Memories").locator(".monaco-list-row", { hasText: text }).first();
+/** A row by its memory's text: the row shows only the first words, its accessible label all. */
+function memoryRow(text, title = "Memories") {
+  return pane(title).locator(`.monaco-list-row[aria-label*=${JSON.stringify(text)}]`).first();
 }
 
 async function retrying(title) {
@@ -434,22 +520,42 @@ test("the memory browser lists memories with kind, status, source and use; filte
   await runCommand("Nous E2E: Hide Secondary Side Bar");
   await readJson("layout.json", 30_000);
   await runCommand("Nous: Open Memory Browser");
-  // a wider side bar, so the rows' descriptions show in the screenshots
-  const box = await page.locator(".part.sidebar").first().boundingBox();
-  if (box) {
-    await page.mouse.move(box.x + box.width, box.y + box.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(box.x + 720, box.y + box.height / 2, { steps: 8 });
-    await page.mouse.up();
-  }
+  // the side bar at its default width: each row shows its kind (icon), first words, status and
+  // source, none of it cut
   const decision = memoryRow("Memories live in SQLite with FTS5");
   await decision.waitFor({ timeout: SLOW });
-  await until("the row to show kind, status and source", async () => /decision · recorded · manual/.test(await decision.innerText()));
+  await until("the row to show status and source", async () => /Memories live…\s*recorded · manual/.test(await decision.innerText()));
   await memoryRow("PaymentGateway").waitFor({ timeout: 20_000 });
+  const width = (await page.locator(".part.sidebar").first().boundingBox())?.width;
+  const rows = pane("Memories").locator(".monaco-list-row");
+  const clipped = [];
+  for (let i = 0; i < (await rows.count()); i++) {
+    const row = rows.nth(i);
+    const fit = await row.locator(".monaco-icon-label-container").first().evaluate((e) => ({ text: e.innerText, scroll: e.scrollWidth, client: e.clientWidth })).catch(() => undefined);
+    if (fit && fit.scroll > fit.client + 1) clipped.push(fit);
+    if (fit) log(`row at ${width}px: “${fit.text.replace(/\s+/g, " ")}” ${fit.scroll}/${fit.client}px`);
+  }
+  assert.deepEqual(clipped, [], `rows cut at the default side-bar width (${width}px)`);
+  const icon = await decision.locator(".codicon").first().getAttribute("class");
+  assert.match(icon ?? "", /codicon-law/, "a decision's icon");
   const all = await browserState();
   assert.ok(all.total >= 4, `the list holds the harvested and remembered memories: ${JSON.stringify(all)}`);
   await page.waitForTimeout(600);
   await page.screenshot({ path: join(OUT, "browser-list.png") });
+  // the rest is in the row's tooltip, with the source as a name (inline code)
+  await decision.hover();
+  const tooltip = page.locator(".monaco-hover, .workbench-hover", { hasText: "Captured" }).first();
+  await tooltip.waitFor({ timeout: 20_000 });
+  assert.match(flat(await tooltip.innerText()), /decision · recorded · [0-9a-f]{8}.*Memories live in SQLite with FTS5; we never add a Postgres dependency\..*Source: manual/);
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(OUT, "browser-row-tooltip.png") });
+  await page.mouse.move(900, 500);
+  // a memory's own Markdown renders in its record: its table too
+  await memoryRow("Databases per environment").click();
+  const tableRecord = await rendered(/fact: Databases per environment[\s\S]*Provenance/);
+  assert.match(tableRecord, /environment\tdatabase\tbackups\n\s*staging\torders_staging\tdaily\n\s*production\torders_prod\thourly/, tableRecord);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "browser-record-table.png") });
 
   // a kind filter through the Filter quick pick (keyboard: type, toggle with a click, Enter)
   await runCommand("Nous: Filter Memories…");
@@ -486,10 +592,10 @@ test("the memory browser lists memories with kind, status, source and use; filte
 
 test("a memory opens as a record; its edit is re-embedded and the next @nous answer uses it", async () => {
   await memoryRow("To release").click();
-  const record = page.locator(".monaco-editor .view-lines", { hasText: "Provenance" }).first();
-  await record.waitFor({ timeout: 30_000 });
-  await page.locator(".monaco-editor .view-lines", { hasText: "Never injected" }).first().waitFor({ timeout: 10_000 }).catch(() => {});
-  await page.waitForTimeout(600);
+  const record = await rendered(/procedure: To release[\s\S]*Provenance[\s\S]*Never injected/);
+  assert.doesNotMatch(record, /^\| field \|/m, "a rendered record, not Markdown source");
+  writeFileSync(join(OUT, "record.txt"), record);
+  await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "browser-record.png") });
 
   // Edit… (the record is the active editor) → Text → the new text
@@ -502,7 +608,7 @@ test("a memory opens as a record; its edit is re-embedded and the next @nous ans
   await until("the text input box", async () => (await input.inputValue()).includes("bump the version"), 20_000);
   await input.fill(RELEASE_NOW);
   await page.keyboard.press("Enter");
-  await page.locator(".monaco-editor .view-lines", { hasText: "scripts/release.sh" }).first().waitFor({ timeout: 30_000 });
+  await rendered(/procedure: To release: run scripts\/release\.sh/);
 
   await runCommand("Nous E2E: Open Chat with Fake Model");
   const before = fakeRequests().length;
@@ -562,14 +668,14 @@ test("the review queue holds what chat captured, with a badge; Keep takes it out
   const reviewPane = pane("Review");
   const header = reviewPane.locator(".pane-header").first();
   if ((await header.getAttribute("aria-expanded")) === "false") await header.click();
-  const row = reviewPane.locator(".monaco-list-row", { hasText: "Orders are immutable once paid" }).first();
+  const row = memoryRow("Orders are immutable once paid", "Review");
   await row.waitFor({ timeout: SLOW });
   const state = await browserState();
   assert.equal(state.reviewPending, 1, JSON.stringify(state));
   await until("the review badge", async () => /\b1\b/.test(await reviewPane.locator(".pane-header").innerText()));
   // its record says which chat session captured it
   await row.click();
-  await page.locator(".monaco-editor .view-lines", { hasText: "Captured from the chat session" }).first().waitFor({ timeout: 30_000 });
+  await rendered(/Captured from the chat session/);
   await row.hover();
   await page.waitForTimeout(600);
   await page.screenshot({ path: join(OUT, "browser-review.png") });
@@ -629,16 +735,16 @@ test("chat session A settles a decision and leaves a next step; session B's #nou
 
   // the manifest of #nousContext lists both as session notes (kind note)
   await runCommand("Nous: Show Last Manifest");
-  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: #nousContext where did we leave off?" }).first().waitFor({ timeout: 30_000 });
-  // the rows wrap over several view lines: read the manifest's lines as one text
-  const manifest = page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: #nousContext" }).first();
-  // a note's text leads with its tag ("dec: …", "next: …"), the seeds' session codes
-  const row = (text) => new RegExp(`\\| note \\|[^|]*\\|[^|]*\\|[^|]*\\| chat:[^|]*\\| (?:\\w+: )?${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
-  const shown = await until("the session notes in the manifest", async () => {
-    const text = flat((await manifest.locator(".view-line").allInnerTexts()).join(" "));
+  // the rendered table: a row's cells are separated by tabs; a note's text leads with its tag
+  // ("dec: …", "next: …"), the seeds' session codes
+  const row = (text) => new RegExp(`\\bnote\\t[^\\n]*\\tchat\\t(?:\\w+: )?${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+  const shown = await rendered(/Nous manifest: #nousContext where did we leave off\?/);
+  const rowsShown = await until("the session notes in the manifest", async () => {
+    const text = await rendered(/Nous manifest: #nousContext where did we leave off\?/);
     return row(DECISION).test(text) && row(NEXT_STEP).test(text) ? text : undefined;
   }, 30_000);
-  assert.match(shown, /\*\*startup\*\* context/);
+  assert.ok(rowsShown && shown);
+  assert.match(shown, /\bstartup context, frame/);
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(OUT, "session-notes.png") });
 });
@@ -674,12 +780,8 @@ test("Nous: Forget Chat Session… removes session A's turns and notes after a m
 
 test("an agent-mode #nousContext call is kept as a turn of its chat; a preview keeps nothing", async () => {
   // Show Context for… is a preview: what it is given is not kept
-  await runCommand("Nous: Show Context for…");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: 20_000 });
-  await input.fill("We decided to bill refunds in euros. Next step: wire the refund webhook into the ledger.");
-  await page.keyboard.press("Enter");
-  await page.locator(".monaco-editor .view-lines", { hasText: "Nous manifest: We decided to bill refunds" }).first().waitFor({ timeout: 30_000 });
+  await showContextFor("We decided to bill refunds in euros. Next step: wire the refund webhook into the ledger.");
+  await rendered(/Nous manifest: We decided to bill refunds/);
   // the tool's task is reported through nous/turn under the tool's session
   rmSync(join(OUT, "invoke-context.json"), { force: true });
   await runCommand("Nous E2E: Invoke Context Tool");
@@ -731,17 +833,24 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
   // the bundled wheels, offline; never `pip install nous` (another project on the index)
   assert.match(text, new RegExp(`${python.replace(/\W/g, "\\$&")} -m pip install --no-index --find-links \\S+bundled/wheels nous-context`), text);
   assert.doesNotMatch(text, /pip install nous(\s|$)/, text);
-  assert.match(text, /Use Bundled Server/, text);
+  // three short buttons, none cut ("Use Bundled …", "Run in Ter…" before)
+  const buttons = toast.locator(".monaco-button");
+  const labels = (await buttons.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+  assert.deepEqual(labels, ["Use Bundled", "Install…", "Choose Python"], text);
+  for (let i = 0; i < (await buttons.count()); i++) {
+    const fit = await buttons.nth(i).evaluate((e) => ({ text: e.innerText, scroll: e.scrollWidth, client: e.clientWidth }));
+    assert.ok(fit.scroll <= fit.client + 1, `the button “${fit.text}” is cut: ${JSON.stringify(fit)}`);
+  }
   await until("the status bar to say the daemon is stopped", async () => (await statusItem().innerText()).trim() === "Nous");
   await page.waitForTimeout(1000);
   await page.screenshot({ path: join(OUT, "missing-package.png") });
-  // "Use Bundled Server" clears nous.python: the daemon comes back on the venv installed at first
+  // "Use Bundled" clears nous.python: the daemon comes back on the venv installed at first
   // start (its stamp matches: no second install)
   // (the status bar's hover from the previous test may still cover the toast: move away first)
   // (no Escape: it hides the notification toasts)
   await page.mouse.move(600, 300);
   await page.locator(".monaco-hover, .workbench-hover").first().waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
-  await toast.getByRole("button", { name: "Use Bundled Server" }).click();
+  await toast.getByRole("button", { name: "Use Bundled" }).click();
   await until("the daemon back on the bundled server", async () => {
     const s = await dumpState();
     return s.running && s.interpreter?.source === "bundled" && s.status?.project === "shop" ? s : undefined;

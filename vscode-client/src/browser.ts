@@ -19,8 +19,11 @@ import {
   OUTCOMES,
   provenance,
   renderRecord,
-  rowDescription,
   rowLabel,
+  rowParts,
+  rowTooltip,
+  sourceLabel,
+  useText,
   showMemoryLink,
   SORTS,
   SOURCE_TYPES,
@@ -31,6 +34,7 @@ import {
   type Sort,
 } from "./browserModel";
 import { MANIFEST_SCHEME } from "./commands";
+import { showMarkdown } from "./preview";
 import type { Daemon } from "./daemon";
 import { KINDS, shortId } from "./manifest";
 import {
@@ -85,20 +89,24 @@ class MemoryTree implements vscode.TreeDataProvider<Row> {
       return item;
     }
     const m = row.memory;
-    const item = new vscode.TreeItem(rowLabel(m));
+    // at the default side-bar width: the kind (icon), the first words, the status and the source;
+    // everything else in the tooltip
+    const { title, description } = rowParts(m);
+    const item = new vscode.TreeItem(title);
     item.id = (this.review ? "review:" : "memory:") + m.id;
-    item.description = rowDescription(m, new Date());
+    item.description = description;
     item.iconPath = new vscode.ThemeIcon(
       kindIcon(m.kind, m.pinned),
       m.excluded ? new vscode.ThemeColor("disabledForeground") : undefined,
     );
-    const tip = new vscode.MarkdownString();
-    tip.appendMarkdown(`**${m.kind}** · ${m.status} · \`${shortId(m.id)}\`\n\n`);
-    tip.appendText(m.content.length > 600 ? m.content.slice(0, 599) + "…" : m.content);
-    tip.appendMarkdown(`\n\n${rowDescription(m, new Date())}`);
+    const parts = rowTooltip(m, new Date());
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(parts.head);
+    tip.appendText(parts.text);
+    tip.appendMarkdown(parts.foot);
     item.tooltip = tip;
     item.contextValue = contextValue(m, this.review);
-    item.accessibilityInformation = { label: `${m.kind}, ${m.status}: ${rowLabel(m)}. ${rowDescription(m, new Date())}` };
+    item.accessibilityInformation = { label: `${m.kind}, ${m.status}: ${rowLabel(m)}. From ${sourceLabel(m.source)}; ${useText(m, new Date())}` };
     item.command = { command: "nous.showMemory", title: "Open Memory", arguments: [m.id] };
     return item;
   }
@@ -132,6 +140,8 @@ export class MemoryBrowser implements vscode.Disposable {
         },
       }),
       this.memoriesView.onDidChangeVisibility((e) => e.visible && void this.refresh()),
+      vscode.window.tabGroups.onDidChangeTabs(() => this.trackActiveRecord()),
+      vscode.window.tabGroups.onDidChangeTabGroups(() => this.trackActiveRecord()),
       // the manifest's short ids open the memory's record
       vscode.languages.registerDocumentLinkProvider({ scheme: MANIFEST_SCHEME }, {
         provideDocumentLinks: (document) =>
@@ -221,9 +231,27 @@ export class MemoryBrowser implements vscode.Disposable {
     for (const old of [...this.records.keys()].slice(0, Math.max(0, this.records.size - 10))) this.records.delete(old);
     const uri = recordUri(memory);
     this.recordChanged.fire(uri);
-    const document = await vscode.workspace.openTextDocument(uri);
-    await vscode.languages.setTextDocumentLanguage(document, "markdown");
-    await vscode.window.showTextDocument(document, { preview: true });
+    await showMarkdown(uri);
+    this.trackActiveRecord();
+  }
+
+  /** The memory whose record is the active editor tab (its Markdown preview, titled “Preview
+   * Memory 1a2b3c4d.md”, or its source), or undefined; kept in the `nous.recordActive` context
+   * key for the record's title-bar actions. */
+  private activeRecord(): string | undefined {
+    const open = vscode.window.activeTextEditor?.document.uri;
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    if (tab?.input instanceof vscode.TabInputText && tab.input.uri.scheme === RECORD_SCHEME) return recordId(tab.input.uri);
+    if (tab?.input instanceof vscode.TabInputWebview) {
+      const short = /Memory ([0-9a-f]{8})\.md\b/.exec(tab.label)?.[1];
+      if (short) return [...this.records.keys()].reverse().find((id) => id.startsWith(short));
+      return undefined;
+    }
+    return open?.scheme === RECORD_SCHEME ? recordId(open) : undefined;
+  }
+
+  private trackActiveRecord(): void {
+    void vscode.commands.executeCommand("setContext", "nous.recordActive", this.activeRecord() !== undefined);
   }
 
   private async fetch(idOrPrefix: string): Promise<ListedMemory | undefined> {
@@ -253,9 +281,8 @@ export class MemoryBrowser implements vscode.Disposable {
     else {
       // a keybinding in a view passes nothing: the view's selection, else the open record
       const selected = [...this.memoriesView.selection, ...this.reviewView.selection].find((r) => r.type === "memory");
-      const open = vscode.window.activeTextEditor?.document.uri;
       if (selected?.type === "memory" && (this.memoriesView.visible || this.reviewView.visible)) id = selected.memory.id;
-      else if (open?.scheme === RECORD_SCHEME) id = recordId(open);
+      else id = this.activeRecord();
     }
     if (!id) {
       void vscode.window.showInformationMessage("Nous: pick a memory in the Nous view first.");

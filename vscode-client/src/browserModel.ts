@@ -2,6 +2,7 @@
  * (labels, descriptions, icons, context values), a memory's provenance, and the record document.
  * No `vscode` import: unit-tested with node:test. */
 
+import { cell as tableCell, inlineCode, plain } from "./markdown";
 import type { ListedMemory, ListParams, ListResult, SourceType } from "./protocol";
 
 export type Sort = "recent" | "use" | "score";
@@ -113,12 +114,75 @@ export function rowLabel(m: Pick<ListedMemory, "micro" | "content">): string {
   return text.length > 100 ? text.slice(0, 99) + "…" : text;
 }
 
-/** "decision · recorded · AGENTS.md · injected 2 h ago, referenced never". */
-export function rowDescription(m: ListedMemory, now: Date): string {
-  const use = m.injected
-    ? `injected ${ago(m.lastInjectedAt, now)}, referenced ${ago(m.lastReferencedAt, now)}`
+/** How many characters a row holds at the default side-bar width (300 px: ~247 px of text beside
+ * the icon, ~36 characters of the workbench font; a few kept for the scroll bar). */
+export const ROW_CHARS = 33;
+
+/** The row's label: the first words of the memory, cut to `max` characters (at a word boundary
+ * when that keeps most of it); the rest is in the tooltip. */
+export function rowTitle(m: Pick<ListedMemory, "micro" | "content">, max = 26): string {
+  const text = rowLabel(m);
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return (space >= 0.7 * max ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, "") + "…";
+}
+
+/** A short source for the row: the file name cut to `max` characters, `commit`, `chat`, `manual`. */
+export function shortSource(source: string, max = 10): string {
+  const p = provenance(source);
+  const label = p.type === "commit" ? "commit" : sourceLabel(source);
+  if (max <= 0) return "";
+  return label.length > max ? label.slice(0, max - 1) + "…" : label;
+}
+
+/** The row's description, beside the title: "recorded · AGENTS.md" (the kind is the icon); the
+ * source cut to `sourceChars`. */
+export function rowDescription(m: ListedMemory, sourceChars = 10): string {
+  return [m.status + (m.pinned ? " · pinned" : ""), shortSource(m.source, sourceChars)].join(" · ");
+}
+
+/** Label and description of a row that fit `chars` together: the status whole, the source cut to
+ * leave the title at least 12 characters, the title with what is left. */
+export function rowParts(m: ListedMemory, chars = ROW_CHARS): { title: string; description: string } {
+  const status = rowDescription(m, 0).length; // "recorded · ", the source left out
+  const description = rowDescription(m, Math.max(4, Math.min(10, chars - 1 - 12 - status)));
+  return { title: rowTitle(m, Math.max(12, chars - description.length - 1)), description };
+}
+
+/** "injected 2 h ago, referenced never" / "never injected". */
+export function useText(m: ListedMemory, now: Date): string {
+  return m.injected
+    ? `injected ${m.injected}× (last ${ago(m.lastInjectedAt, now)}), referenced ${m.referenced}× (last ${ago(m.lastReferencedAt, now)})`
     : "never injected";
-  return [m.kind, m.status, sourceLabel(m.source), use].join(" · ");
+}
+
+/** The row's tooltip as Markdown in three parts: a head (kind, status, id), the memory's text
+ * (the caller appends it as plain text) and a foot (source as code, scope, tags, use). */
+export function rowTooltip(m: ListedMemory, now: Date): { head: string; text: string; foot: string } {
+  const head = `$(${kindIcon(m.kind, m.pinned)}) **${plain(m.kind)}** · ${plain(m.status)}${m.excluded ? " (kept out of context)" : ""} · \`${m.id.slice(0, 8)}\`${m.pinned ? " · pinned" : ""}\n\n`;
+  const text = m.content.length > 600 ? m.content.slice(0, 599) + "…" : m.content;
+  const foot = [
+    `Source: ${sourceMarkdown(m.source)}`,
+    `Scope: ${inlineCode(m.scope)}${m.tags.length ? ` · Tags: ${m.tags.map(inlineCode).join(", ")}` : ""}`,
+    `Captured ${ago(m.createdAt, now)} · ${useText(m, now)}`,
+  ].join("  \n");
+  return { head, text, foot: `\n\n${foot}` };
+}
+
+/** A memory's source in Markdown: paths, anchors and other names as inline code. */
+export function sourceMarkdown(source: string): string {
+  const p = provenance(source);
+  switch (p.type) {
+    case "file":
+      return `file ${inlineCode(p.path)}${p.fragment ? ` section ${inlineCode(p.fragment)}` : ""}`;
+    case "commit":
+      return `commit ${inlineCode(p.sha.slice(0, 12))}`;
+    case "chat":
+      return p.session ? `chat session ${inlineCode(p.session)}` : "chat";
+    case "manual":
+      return p.source ? inlineCode(p.source) : "manual";
+  }
 }
 
 const KIND_ICONS: Record<string, string> = {
@@ -203,50 +267,54 @@ export function anchorLine(text: string, fragment: string): number {
 }
 
 function cell(s: string): string {
-  return s.replace(/\s+/g, " ").replace(/\|/g, "\\|").trim();
+  return tableCell(s);
 }
 
-/** The full record as Markdown: fields, text, provenance (a link to the file and anchor, the
- * commit, the chat session), use and lifecycle history. `root` is the workspace folder's URI
- * (`file:///…`), for links to harvested files. */
+/** The full record as Markdown (rendered by the Markdown preview): fields, the memory's own text
+ * rendered (its tables too), provenance (a link to the file and anchor, the commit, the chat
+ * session), use and lifecycle history. Names the client or a repository chose (paths, anchors,
+ * sessions, tags) are inline code. `root` is the workspace folder's URI (`file:///…`), for links
+ * to harvested files. */
 export function renderRecord(m: ListedMemory, now: Date, root?: string): string {
   const out: string[] = [];
-  out.push(`# ${m.kind}: ${cell(rowLabel(m))}`, "");
+  out.push(`# ${plain(m.kind)}: ${plain(rowTitle(m, 80))}`, "");
   out.push("| field | value |", "|---|---|");
   const rows: [string, string][] = [
     ["id", `\`${m.id}\``],
-    ["status", m.status + (m.excluded ? " (kept out of context)" : "") + (m.nextStatuses.length ? ` → may become ${m.nextStatuses.join(", ")}` : "")],
-    ["scope", m.scope],
-    ["source", `\`${m.source}\``],
+    ["status", plain(m.status) + (m.excluded ? " (kept out of context)" : "") + (m.nextStatuses.length ? ` → may become ${plain(m.nextStatuses.join(", "))}` : "")],
+    ["scope", inlineCode(m.scope)],
+    ["source", sourceMarkdown(m.source)],
     ["pinned", m.pinned ? "yes" : "no"],
     ["importance", m.importance.toFixed(2)],
     ["confidence", m.confidence.toFixed(2)],
-    ["outcome", m.outcome ?? "—"],
-    ["tags", m.tags.length ? m.tags.join(", ") : "—"],
+    ["outcome", m.outcome ? plain(m.outcome) : "—"],
+    ["tags", m.tags.length ? m.tags.map(inlineCode).join(", ") : "—"],
     ["captured", `${m.createdAt} (${ago(m.createdAt, now)})`],
     ["updated", `${m.updatedAt} (${ago(m.updatedAt, now)})`],
     ["confirmations", String(m.confirmations)],
   ];
   if (m.supersededBy) rows.push(["superseded by", `\`${m.supersededBy}\``]);
   for (const [k, v] of rows) out.push(`| ${k} | ${cell(v)} |`);
-  out.push("", "## Text", "", "````markdown", m.content, "````", "");
+  // the memory's own Markdown, rendered; a heading of its own cannot pass for the record's
+  out.push("", "## Text", "", demoteHeadings(m.content.trim()), "", "---", "");
   out.push("## Provenance", "");
   const p = provenance(m.source);
   switch (p.type) {
     case "file": {
-      const target = root ? `${root.replace(/\/$/, "")}/${p.path}` : p.path;
-      out.push(`Harvested from the file [${p.path}${p.fragment ? "#" + p.fragment : ""}](${target}), section \`${p.fragment || "top"}\`.`);
+      const base = root ? `${root.replace(/\/$/, "")}/` : "";
+      const target = base + p.path.split("/").map(encodeURIComponent).join("/");
+      out.push(`Harvested from the file [${inlineCode(p.path + (p.fragment ? "#" + p.fragment : ""))}](<${target}>), section ${inlineCode(p.fragment || "top")}.`);
       break;
     }
     case "commit":
-      out.push(`Harvested from the commit \`${p.sha}\` (\`git show ${p.sha.slice(0, 12)}\`).`);
+      out.push(`Harvested from the commit ${inlineCode(p.sha)} (${inlineCode(`git show ${p.sha.slice(0, 12)}`)}).`);
       break;
     case "chat":
-      out.push(p.session ? `Captured from the chat session \`${p.session}\`.` : "Captured from a chat (no session recorded).");
+      out.push(p.session ? `Captured from the chat session ${inlineCode(p.session)}.` : "Captured from a chat (no session recorded).");
       out.push("", m.reviewed ? "Kept after review." : "Waiting for review (keep, edit or discard it in the Review view).");
       break;
     case "manual":
-      out.push(`Written by hand (\`${p.source}\`).`);
+      out.push(`Written by hand (${inlineCode(p.source)}).`);
       break;
   }
   out.push("", "## Use", "");
@@ -257,14 +325,33 @@ export function renderRecord(m: ListedMemory, now: Date, root?: string): string 
   );
   if (m.usage?.length) {
     out.push("", "| when | session | referenced | overlap |", "|---|---|---|---:|");
-    for (const u of m.usage) out.push(`| ${u.at} | \`${cell(u.sessionId)}\` | ${u.referenced ? "yes" : "no"} | ${u.overlap.toFixed(2)} |`);
+    for (const u of m.usage) out.push(`| ${u.at} | ${cell(inlineCode(u.sessionId))} | ${u.referenced ? "yes" : "no"} | ${u.overlap.toFixed(2)} |`);
   }
   if (m.transitions?.length) {
     out.push("", "## Lifecycle", "", "| when | change | why |", "|---|---|---|");
-    for (const t of m.transitions) out.push(`| ${t.at} | ${t.fromStatus ?? "∅"} → ${t.toStatus} | ${cell(t.reason)} |`);
+    for (const t of m.transitions) out.push(`| ${t.at} | ${plain(t.fromStatus ?? "∅")} → ${plain(t.toStatus)} | ${cell(plain(t.reason))} |`);
   }
   out.push("");
   return out.join("\n");
+}
+
+/** ATX headings of a memory's text moved below the record's own `##` (`#` → `###`), outside code
+ * fences. */
+export function demoteHeadings(text: string): string {
+  let fence: string | undefined;
+  return text
+    .split("\n")
+    .map((line) => {
+      const open = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+      if (open) {
+        if (!fence) fence = open[1];
+        else if (open[1]!.startsWith(fence[0]!) && open[1]!.length >= fence.length) fence = undefined;
+        return line;
+      }
+      if (fence) return line;
+      return line.replace(/^(\s{0,3})(#{1,4})(?=\s|$)/, (_, pad: string, hashes: string) => pad + "##" + hashes);
+    })
+    .join("\n");
 }
 
 /** Memory text in a one-line input box: line breaks shown as ` ⏎ ` and restored on the way back. */

@@ -1,6 +1,9 @@
-/** Status-bar text, tooltip and warning level from `nous/budget` notifications. Pure. */
+/** Status-bar text, tooltip and warning level from the ledger's tally of the current chat session
+ * (`ledger.ts`) and the team state of the last `nous/budget` notification. Pure. */
 
-import type { BudgetNotification, TeamState } from "./protocol";
+import { countsText, type Tally } from "./ledger";
+import { count, inlineCode } from "./markdown";
+import type { TeamState } from "./protocol";
 
 /** 850 → "850", 1234 → "1.2k", 3000 → "3k", 12500 → "12.5k", 1_250_000 → "1.3M". */
 export function compact(n: number): string {
@@ -27,8 +30,9 @@ export function level(used: number, cap: number): Level {
   return "ok";
 }
 
-/** `Nous 1.2k/3k`, with `$(cloud-offline)` when the team store did not answer (local only). */
-export function statusText(budget: Pick<BudgetNotification, "used" | "cap" | "team">): string {
+/** `Nous 1.2k/3k` (tokens injected into the chat session / the session cap), with
+ * `$(cloud-offline)` when the team store did not answer (local only). */
+export function statusText(budget: { used: number; cap: number; team?: TeamState }): string {
   const text = `Nous ${compact(budget.used)}/${compact(budget.cap)}`;
   return teamUnreachable(budget.team) ? `${text} $(cloud-offline)` : text;
 }
@@ -61,18 +65,31 @@ export function captureLine(capture: boolean): string {
     : "Chat capture: **off** — nothing from the chat is stored (`nous.capture`).";
 }
 
-/** Markdown tooltip: the session's use, one row per layer, then project, language and task. */
-export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Workspace): string {
+/** Markdown tooltip: what the chat session was given in all, the session cap's own count, one row
+ * per layer of the last injection, then project, language and task. `title`: the chat's first
+ * prompt, when known. */
+export function tooltipMarkdown(
+  tally: Tally | undefined,
+  ws: Workspace,
+  team?: TeamState,
+  title?: string,
+): string {
   const lines: string[] = [];
-  if (!budget) {
+  if (!tally) {
     lines.push("**Nous** — nothing injected yet in this window", "");
   } else {
-    const pct = budget.cap > 0 ? Math.round((100 * budget.used) / budget.cap) : 0;
     lines.push(
-      `**Nous** — session ${budget.used.toLocaleString("en-US")} / ${budget.cap.toLocaleString("en-US")} tokens (${pct}%)`,
+      `**Nous** — ${count(tally.injected)} tokens injected into this chat session (${countsText(tally.counts)})`,
       "",
     );
-    const warn = level(budget.used, budget.cap);
+    if (title) lines.push(`Chat: “${escapeCell(title)}” · session ${inlineCode(tally.sessionId)}`, "");
+    else lines.push(`Session ${inlineCode(tally.sessionId)}`, "");
+    const pct = tally.cap > 0 ? Math.round((100 * tally.capUsed) / tally.cap) : 0;
+    lines.push(
+      `Session cap (startup context, recalls, expands): ${count(tally.capUsed)} / ${count(tally.cap)} tokens (${pct}%); each answer's turn context has its own budget.`,
+      "",
+    );
+    const warn = level(tally.capUsed, tally.cap);
     if (warn !== "ok") {
       lines.push(
         warn === "error"
@@ -81,10 +98,10 @@ export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Work
         "",
       );
     }
-    if (budget.layers.length > 0) {
-      lines.push("| layer | used | cap |", "|---|---:|---:|");
+    if (tally.layers.length > 0) {
+      lines.push("| layer (last answer) | used | cap |", "|---|---:|---:|");
       let borrowed = false;
-      for (const layer of budget.layers) {
+      for (const layer of tally.layers) {
         const over = layer.used > layer.cap;
         borrowed ||= over;
         lines.push(`| ${escapeCell(layer.layer)} | ${layer.used}${over ? " ↑" : ""} | ${layer.cap} |`);
@@ -94,14 +111,13 @@ export function tooltipMarkdown(budget: BudgetNotification | undefined, ws: Work
       if (borrowed) lines.push("↑ over its own cap with budget other layers left unused", "");
     }
   }
-  const project = ws.project || budget?.project || "—";
   lines.push(
-    `Project: **${escapeCell(project)}** · Language: **${escapeCell(ws.language || "—")}** · Task: **${escapeCell(ws.task || "—")}**`,
+    `Project: ${ws.project ? inlineCode(ws.project) : "—"} · Language: ${ws.language ? inlineCode(ws.language) : "—"} · Task: **${escapeCell(ws.task || "—")}**`,
     "",
   );
   if (ws.capture !== undefined) lines.push(captureLine(ws.capture), "");
-  const team = teamLine(budget?.team);
-  if (team) lines.push(team, "");
+  const teamText = teamLine(team);
+  if (teamText) lines.push(teamText, "");
   lines.push("Click to show the last manifest (what was injected, what was dropped and why).");
   return lines.join("\n");
 }

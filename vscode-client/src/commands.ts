@@ -1,19 +1,23 @@
 /** Palette commands: Show Context for…, Remember Selection As…, Recall…, Forget…, Restart
- * Server, Show Last Manifest. */
+ * Server, Show Last Manifest. Manifests open rendered, in the Markdown preview. */
 
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
-import { items, KINDS, renderManifest, shortId } from "./manifest";
+import { rowLabel } from "./browserModel";
+import { items, KINDS, renderManifest, shortId, type ManifestExtras } from "./manifest";
+import { showMarkdown } from "./preview";
 import {
   NOUS_CONTEXT,
   NOUS_FORGET,
+  NOUS_LIST,
   NOUS_RECALL,
   NOUS_REMEMBER,
   type ContextResult,
   type ForgetResult,
+  type ListResult,
   type RememberResult,
 } from "./protocol";
-import type { State } from "./state";
+import type { Manifest, State } from "./state";
 
 /** Manifests open as read-only `nous-manifest:` documents (no save prompt on close). */
 export const MANIFEST_SCHEME = "nous-manifest";
@@ -29,9 +33,31 @@ async function showDocument(content: string): Promise<void> {
   const uri = vscode.Uri.from({ scheme: MANIFEST_SCHEME, path: "/Nous manifest.md", query: String(opened) });
   documents.set(uri.toString(), content);
   if (documents.size > 20) documents.delete(documents.keys().next().value as string);
-  const document = await vscode.workspace.openTextDocument(uri);
-  await vscode.languages.setTextDocumentLanguage(document, "markdown");
-  await vscode.window.showTextDocument(document, { preview: true });
+  await showMarkdown(uri);
+}
+
+/** The titles of the memories an answer dropped (its manifest names them, not only their ids),
+ * from `nous/list`; none when the daemon cannot say. */
+export async function droppedTitles(daemon: Daemon, result: ContextResult): Promise<Map<string, string>> {
+  const ids = [...new Set(result.dropped.map((d) => d.id))].slice(0, 200);
+  const titles = new Map<string, string>();
+  if (ids.length === 0) return titles;
+  try {
+    const found = await daemon.request<ListResult>(NOUS_LIST, { ids, limit: ids.length });
+    for (const m of found.items) titles.set(m.id, rowLabel(m));
+  } catch (err) {
+    daemon.log(`the dropped memories' titles: ${String(err)}`);
+  }
+  return titles;
+}
+
+async function showManifest(daemon: Daemon, manifest: Manifest): Promise<void> {
+  const extras: ManifestExtras = {
+    titles: await droppedTitles(daemon, manifest.result),
+    tally: manifest.tally,
+    preview: manifest.preview,
+  };
+  await showDocument(renderManifest(manifest.result, manifest.title, extras));
 }
 
 function reportError(daemon: Daemon, what: string, err: unknown): void {
@@ -68,8 +94,8 @@ export function registerCommands(daemon: Daemon, state: State): vscode.Disposabl
           activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
           preview: true, // shown, not injected: no chat turn is kept
         });
-        state.setManifest(input, result);
-        await showDocument(renderManifest(result, input));
+        state.injected(input, result, { preview: true });
+        if (state.lastManifest) await showManifest(daemon, state.lastManifest);
       }),
     ),
     vscode.commands.registerCommand(
@@ -105,8 +131,8 @@ export function registerCommands(daemon: Daemon, state: State): vscode.Disposabl
         const query = await vscode.window.showInputBox({ title: "Nous: Recall…", prompt: "What do you want to know?" });
         if (!query?.trim()) return;
         const result = await daemon.request<ContextResult>(NOUS_RECALL, { query, sessionId: state.windowSession });
-        state.setManifest(`recall: ${query}`, result);
-        await showDocument(renderManifest(result, `recall: ${query}`));
+        state.injected(`recall: ${query}`, result);
+        if (state.lastManifest) await showManifest(daemon, state.lastManifest);
       }),
     ),
     vscode.commands.registerCommand(
@@ -145,7 +171,7 @@ export function registerCommands(daemon: Daemon, state: State): vscode.Disposabl
           );
           return;
         }
-        await showDocument(renderManifest(last.result, last.title));
+        await showManifest(daemon, last);
       }),
     ),
   ];

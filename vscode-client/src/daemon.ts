@@ -116,9 +116,9 @@ export class Daemon implements vscode.Disposable {
         this.log(`bundled server: ${String(err)}`);
         this.running.fire(false);
         const message = err instanceof BootstrapError ? err.message : `Nous could not install its bundled server: ${String(err)}`;
-        void vscode.window.showErrorMessage(message, "Show Output", "Choose Interpreter").then(async (pick) => {
+        void vscode.window.showErrorMessage(message, "Show Output", "Choose Python").then(async (pick) => {
           if (pick === "Show Output") this.output.show();
-          if (pick === "Choose Interpreter") await vscode.commands.executeCommand("workbench.action.openSettings", "nous.python");
+          if (pick === "Choose Python") await vscode.commands.executeCommand("workbench.action.openSettings", "nous.python");
         });
         return;
       }
@@ -195,22 +195,33 @@ function probe(python: string): Promise<ProbeOutcome> {
 async function explain(outcome: ProbeOutcome, interpreter: Interpreter, daemon: Daemon, bundle: Bundle | undefined): Promise<void> {
   const command = installCommand(interpreter.path, bundle?.dir);
   if (outcome === "no-package") {
-    const actions = ["Run in Terminal", "Copy Command", "Choose Interpreter"];
-    if (bundle && interpreter.source === "setting") actions.unshift("Use Bundled Server");
+    // at most three short buttons: a toast cuts longer rows ("Use Bundled …", "Run in Ter…");
+    // the two ways to install are one "Install…" choice
+    const actions = ["Install…", "Choose Python"];
+    if (bundle && interpreter.source === "setting") actions.unshift("Use Bundled");
     const pick = await vscode.window.showErrorMessage(
       `Nous: the daemon is not installed for ${interpreter.path}. Install it with: ${command}`,
       ...actions,
     );
-    if (pick === "Use Bundled Server") {
+    if (pick === "Use Bundled") {
       // clearing nous.python restarts the daemon on the bundled server (a nous.* change)
       await vscode.workspace.getConfiguration("nous").update("python", undefined, vscode.ConfigurationTarget.Global);
-    } else if (pick === "Run in Terminal") {
-      const terminal = vscode.window.createTerminal("Nous install");
-      terminal.show();
-      terminal.sendText(command);
-    } else if (pick === "Copy Command") {
-      await vscode.env.clipboard.writeText(command);
-    } else if (pick === "Choose Interpreter") {
+    } else if (pick === "Install…") {
+      const how = await vscode.window.showQuickPick(
+        [
+          { label: "$(terminal) Run in a terminal", detail: command, run: true },
+          { label: "$(copy) Copy the command", detail: command, run: false },
+        ],
+        { title: `Install Nous for ${interpreter.path}`, placeHolder: "The install command (offline when it names the bundled wheels)" },
+      );
+      if (how?.run) {
+        const terminal = vscode.window.createTerminal("Nous install");
+        terminal.show();
+        terminal.sendText(command);
+      } else if (how) {
+        await vscode.env.clipboard.writeText(command);
+      }
+    } else if (pick === "Choose Python") {
       await vscode.commands.executeCommand("workbench.action.openSettings", "nous.python");
     }
     return;
@@ -219,8 +230,8 @@ async function explain(outcome: ProbeOutcome, interpreter: Interpreter, daemon: 
     outcome === "no-python"
       ? `Nous: Python was not found at “${interpreter.path}”. Set “nous.python” to a Python 3.11+ interpreter with Nous installed (${command}).`
       : `Nous: ${interpreter.path} failed while checking for the Nous package; see the Nous output. To install it: ${command}`;
-  const pick = await vscode.window.showErrorMessage(what, "Choose Interpreter", "Show Output");
-  if (pick === "Choose Interpreter") await vscode.commands.executeCommand("workbench.action.openSettings", "nous.python");
+  const pick = await vscode.window.showErrorMessage(what, "Choose Python", "Show Output");
+  if (pick === "Choose Python") await vscode.commands.executeCommand("workbench.action.openSettings", "nous.python");
   if (pick === "Show Output") daemon.output.show();
 }
 

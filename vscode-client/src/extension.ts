@@ -7,6 +7,7 @@ import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
 import { ChatSessions, registerForgetSession } from "./forgetSession";
 import type { Interpreter } from "./interpreter";
+import type { Tally } from "./ledger";
 import { registerParticipant } from "./participant";
 import type { BudgetNotification, StatusResult } from "./protocol";
 import { affectsDaemon } from "./settings";
@@ -17,6 +18,12 @@ import { registerTools } from "./tools";
 /** What other extensions (and the end-to-end test) can read. */
 export interface NousApi {
   lastBudget(): BudgetNotification | undefined;
+  /** The chat session the status bar shows and what it was given (the sum of its manifests). */
+  injected(): Tally | undefined;
+  /** The status bar's text as set (e.g. `Nous 420/3k`). */
+  statusText(): string;
+  /** The last manifests, oldest first: what each answer injected, in which session. */
+  manifests(): { title: string; sessionId: string | null; mode: string; tokens: number; preview: boolean }[];
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
   /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
@@ -29,8 +36,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   const daemon = new Daemon(output, context.extensionPath, context.globalStorageUri.fsPath);
   const state = new State();
   const chatSessions = new ChatSessions(context.workspaceState);
-  const statusBar = new StatusBar(state, () =>
-    vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
+  const statusBar = new StatusBar(
+    state,
+    () => vscode.workspace.getConfiguration("nous").get<number>("sessionCap", 3000),
+    (id) => chatSessions.list().find((s) => s.id === id)?.title,
   );
   const browser = new MemoryBrowser(daemon);
   context.subscriptions.push(output, daemon, state, statusBar, browser);
@@ -74,6 +83,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
   void daemon.start();
   return {
     lastBudget: () => state.lastBudget,
+    injected: () => state.ledger.tally(),
+    statusText: () => statusBar.text,
+    manifests: () =>
+      state.manifests.map((m) => ({
+        title: m.title,
+        sessionId: m.result.session.id,
+        mode: m.result.mode,
+        tokens: m.result.tokens,
+        preview: m.preview,
+      })),
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
     interpreter: () => daemon.interpreter,

@@ -1,7 +1,9 @@
 /** The manifest of a context or recall answer as Markdown (what was injected, what was dropped
  * and why), and the source files it cites. Pure. */
 
-import type { ContextResult, Dropped, Item } from "./protocol";
+import { countsText, type Tally } from "./ledger";
+import { cell, count, fenced, inlineCode, plain, roundNumbers, textCell } from "./markdown";
+import type { ContextResult, Dropped, Item, Limit } from "./protocol";
 
 const REASONS: Record<string, string> = {
   budget: "did not fit the budget",
@@ -54,33 +56,58 @@ export function shortId(id: string): string {
   return id.slice(0, 8);
 }
 
-function cell(s: string, max = 90): string {
-  const flat = s.replace(/\s+/g, " ").replace(/\|/g, "\\|").trim();
-  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
-}
-
 function sourceLabel(source: string): string {
   const file = fileSource(source);
-  if (file) return "`" + file.path + "`";
-  if (source.startsWith("git:")) return "git " + source.slice(4, 11);
-  return source || "—";
+  if (file) return inlineCode(file.path) + (file.fragment ? ` ${inlineCode("#" + file.fragment)}` : "");
+  if (source.startsWith("git:")) return "commit " + inlineCode(source.slice(4, 11));
+  if (source === "chat" || source.startsWith("chat:") || source.startsWith("chat-")) return "chat";
+  return source ? inlineCode(source) : "—";
 }
 
-/** The whole manifest as a Markdown document. `title` names the request (the user's input). */
-export function renderManifest(result: ContextResult, title: string): string {
+/** What the manifest knows beyond the answer: the dropped memories' titles (from `nous/list`),
+ * this chat session's tally when the answer was injected, and whether it was only a preview. */
+export interface ManifestExtras {
+  titles?: ReadonlyMap<string, string>;
+  tally?: Tally;
+  preview?: boolean;
+}
+
+/** One line on a limit that refused (or cut) the request: its name, the count, the message. */
+export function limitText(limit: Limit): string {
+  return `${limit.message.trim() || "a limit was reached"} (${inlineCode(limit.name)}: ${count(limit.used)} of ${count(limit.max)})`;
+}
+
+/** What a refused request tells the user and the model: "Nous refused: … (`name`: 2 of 2)". */
+export function refusal(limit: Limit): string {
+  return `Nous refused this request: ${limitText(limit)}.`;
+}
+
+/** The whole manifest as a Markdown document (rendered by the Markdown preview). `title` names
+ * the request (the user's input). */
+export function renderManifest(result: ContextResult, title: string, extras: ManifestExtras = {}): string {
   const out: string[] = [];
-  out.push(`# Nous manifest: ${cell(title, 120) || "(no input)"}`, "");
+  out.push(`# Nous manifest: ${plain(title) || "(no input)"}`, "");
+  const what =
+    `**${result.mode}** context, frame **${plain(result.frame)}**` +
+    (typeof result.intent.task === "string" ? `, task **${plain(result.intent.task)}**` : "");
+  out.push(extras.preview ? `${what} — a preview: shown, not injected.` : `${what}.`, "");
+  if (result.limit) out.push(`> **Refused:** ${limitText(result.limit)}`, "");
   const session = result.session;
+  const tally = extras.tally;
+  out.push("| | tokens |", "|---|---|");
   out.push(
-    `- **${result.mode}** context, frame **${result.frame}**` +
-      (typeof result.intent.task === "string" ? `, task **${result.intent.task}**` : ""),
-    `- ${result.tokens} of ${result.budget} tokens used by this answer`,
-    `- session \`${session.id ?? "—"}\`: ${session.used} / ${session.cap} tokens, ${session.remaining} remaining, ${session.recalls} recall(s)`,
+    `| ${extras.preview ? "this answer would inject" : "this answer injected"} | ${count(result.tokens)} of its ${count(result.budget)}-token budget |`,
   );
-  if (session.cut) out.push("- **cut to fit the session cap**");
-  if (result.refresh) out.push(`- refresh: ${result.refresh}`);
-  for (const note of result.notes) out.push(`- note: ${note}`);
-  out.push("");
+  if (tally && !extras.preview) {
+    out.push(`| this chat session, every injection | ${count(tally.injected)} (${countsText(tally.counts)}) |`);
+  }
+  out.push(
+    `| session cap (startup, recalls, expands) | ${count(session.used)} of ${count(session.cap)} used, ${count(session.remaining)} left; ${session.recalls} ${session.recalls === 1 ? "recall" : "recalls"} |`,
+  );
+  out.push("", `Session ${inlineCode(session.id ?? "—")}. An answer's turn context has its own budget; the session cap limits startup context, recalls and expands.`, "");
+  if (session.cut) out.push("**Cut to fit the session cap.**", "");
+  if (result.refresh) out.push(`Refresh: ${plain(result.refresh)}.`, "");
+  for (const note of result.notes) out.push(`Note: ${plain(roundNumbers(note))}`, "");
 
   const included = items(result);
   out.push(`## Injected (${included.length})`, "");
@@ -90,39 +117,42 @@ export function renderManifest(result: ContextResult, title: string): string {
     out.push("| layer | kind | id | tokens | score | source | text |", "|---|---|---|---:|---:|---|---|");
     for (const item of included) {
       out.push(
-        `| ${item.layer} | ${item.kind} | \`${shortId(item.id)}\` | ${item.tokens} | ${item.score.toFixed(2)} | ${sourceLabel(item.source)} | ${cell(item.text)} |`,
+        `| ${cell(item.layer)} | ${cell(item.kind)} | \`${shortId(item.id)}\` | ${item.tokens} | ${item.score.toFixed(2)} | ${cell(sourceLabel(item.source))} | ${textCell(item.text, 160)} |`,
       );
     }
     out.push("");
   }
   out.push("### Layers", "", "| layer | used | cap |", "|---|---:|---:|");
-  for (const s of result.sections) out.push(`| ${s.title} | ${s.used} | ${s.cap} |`);
+  for (const s of result.sections) out.push(`| ${cell(s.title)} | ${count(s.used)} | ${count(s.cap)} |`);
   out.push("");
 
   out.push(`## Dropped (${result.dropped.length})`, "");
   if (result.dropped.length === 0) {
     out.push("Nothing was dropped.", "");
   } else {
-    out.push("| kind | id | score | why |", "|---|---|---:|---|");
-    for (const d of result.dropped) out.push(droppedRow(d));
+    out.push("| kind | memory | id | score | why |", "|---|---|---|---:|---|");
+    for (const d of result.dropped) out.push(droppedRow(d, extras.titles?.get(d.id)));
     out.push("");
   }
-  out.push("## Text as injected", "", "````markdown", result.text, "````", "");
+  out.push("## Text as injected", "", fenced(result.text, "markdown"), "");
   return out.join("\n");
 }
 
-function droppedRow(d: Dropped): string {
-  const why = reasonText(d.reason) + (d.detail ? ` (${cell(d.detail, 60)})` : "");
-  return `| ${d.kind} | \`${shortId(d.id)}\` | ${d.score.toFixed(2)} | ${why} |`;
+function droppedRow(d: Dropped, title: string | undefined): string {
+  const detail = roundNumbers(d.detail);
+  const why = reasonText(d.reason) + (detail ? ` (${textCell(detail, 80)})` : "");
+  const name = title ? textCell(title, 80) : "—";
+  return `| ${cell(d.kind)} | ${name} | \`${shortId(d.id)}\` | ${d.score.toFixed(2)} | ${why} |`;
 }
 
-/** One line for the chat: "Nous injected 3 memories (212 tokens); 2 dropped." */
-export function summaryLine(result: ContextResult): string {
+/** One line for the chat: "Nous: 3 memories (212 tokens); 2 dropped; this chat 480 tokens". */
+export function summaryLine(result: ContextResult, tally?: Tally): string {
   const n = items(result).length;
   const dropped = result.dropped.length;
   const parts = [`Nous: ${n} ${n === 1 ? "memory" : "memories"} (${result.tokens} tokens)`];
   if (dropped > 0) parts.push(`${dropped} dropped`);
   if (result.session.cut) parts.push("cut to fit the session cap");
+  if (tally) parts.push(`this chat session ${count(tally.injected)} tokens in all`);
   return parts.join("; ");
 }
 

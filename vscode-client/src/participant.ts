@@ -6,7 +6,8 @@
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
 import { linkIds } from "./browserModel";
-import { items as manifestItems, parseRemember, renderManifest, sourceFiles, summaryLine, shortId } from "./manifest";
+import { droppedTitles } from "./commands";
+import { items as manifestItems, parseRemember, refusal, renderManifest, sourceFiles, summaryLine, shortId } from "./manifest";
 import {
   NOUS_CONTEXT,
   NOUS_FEEDBACK,
@@ -144,8 +145,10 @@ async function answer(
     modelMaxTokens: request.model.maxInputTokens > 0 ? request.model.maxInputTokens : undefined,
     activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
   });
-  state.setManifest(prompt, context);
+  const tally = state.injected(prompt, context);
   showReferences(stream, context);
+  // a limit that refused the context: said in the answer, and the model answers without it
+  if (context.limit) stream.markdown(`> **${refusal(context.limit)}** The model answers without project context.\n\n`);
 
   const messages: vscode.LanguageModelChatMessage[] = [];
   if (context.text.trim()) messages.push(vscode.LanguageModelChatMessage.User(PREAMBLE + context.text));
@@ -211,7 +214,8 @@ async function answer(
       );
     }
   }
-  stream.button({ command: "nous.showManifest", title: summaryLine(state.lastManifest?.result ?? context) });
+  const last = state.lastManifest;
+  stream.button({ command: "nous.showManifest", title: last ? summaryLine(last.result, last.tally) : summaryLine(context, tally) });
   if (reply.trim()) {
     try {
       await daemon.request(NOUS_FEEDBACK, { sessionId, response: reply });
@@ -252,10 +256,15 @@ async function recall(
     return;
   }
   const result = await daemon.request<ContextResult>(NOUS_RECALL, { query, sessionId });
-  state.setManifest(`/recall ${query}`, result);
+  const tally = state.injected(`/recall ${query}`, result);
+  if (result.limit) {
+    stream.markdown(`**${refusal(result.limit)}**`);
+    stream.button({ command: "nous.showManifest", title: "Show manifest" });
+    return;
+  }
   showReferences(stream, result);
   stream.markdown(result.text.trim() || "No memories matched.");
-  stream.markdown(`\n\n*${summaryLine(result)} · session ${result.session.used}/${result.session.cap}*`);
+  stream.markdown(`\n\n*${summaryLine(result, tally)}*`);
   stream.button({ command: "nous.showManifest", title: "Show manifest" });
 }
 
@@ -284,9 +293,12 @@ async function showContext(
     conversation: conversationOf(chat.history),
     preview: true, // shown, not injected: no chat turn is kept, the session records nothing
   });
-  state.setManifest(prompt.trim(), result);
+  state.injected(prompt.trim(), result, { preview: true });
   showReferences(stream, result);
-  const manifest = new vscode.MarkdownString(linkIds(renderManifest(result, prompt.trim()), manifestIds(result)));
+  const titles = await droppedTitles(daemon, result);
+  const manifest = new vscode.MarkdownString(
+    linkIds(renderManifest(result, prompt.trim(), { titles, preview: true }), manifestIds(result)),
+  );
   manifest.isTrusted = { enabledCommands: ["nous.showMemory"] };
   stream.markdown(manifest);
 }

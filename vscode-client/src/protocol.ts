@@ -111,6 +111,18 @@ export interface ContextResult {
   fingerprint: Record<string, unknown>;
   refresh: string | null;
   notes: string[];
+  /** Set when a limit refused this request (`maxRecallsPerSession`, the session cap…): which one,
+   * the count, and what to tell the user. Absent from daemons that do not send it. */
+  limit?: Limit | null;
+}
+
+/** A recall or context limit reached (`nous/recall`, `nous/context`). */
+export interface Limit {
+  /** The setting or cap that refused, e.g. `maxRecallsPerSession`, `sessionCap`. */
+  name: string;
+  used: number;
+  max: number;
+  message: string;
 }
 
 export interface RememberResult {

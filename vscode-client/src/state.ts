@@ -1,20 +1,30 @@
-/** What this window knows between requests: the last manifest, the last budget, the workspace
+/** What this window knows between requests: the last manifest, what each chat session was given
+ * (the ledger the status bar shows), the last budget notification (team state), the workspace
  * facts for the tooltip, and the chat session a tool call belongs to. */
 
 import * as vscode from "vscode";
 import type { BudgetNotification, ContextResult } from "./protocol";
 import type { Workspace } from "./budget";
+import { Ledger, type Tally } from "./ledger";
 import { tokenSession } from "./toolTurns";
 
 export interface Manifest {
   title: string;
   result: ContextResult;
   at: Date;
+  /** Shown, not injected (Show Context for…, `@nous /context`). */
+  preview: boolean;
+  /** The session's tally right after this answer (none for a preview). */
+  tally: Tally | undefined;
 }
 
 export class State {
   lastManifest: Manifest | undefined;
+  /** The last few manifests, oldest first (what the end-to-end test adds up). */
+  readonly manifests: Manifest[] = [];
   lastBudget: BudgetNotification | undefined;
+  /** Every injection this window made, per chat session. */
+  readonly ledger = new Ledger();
   workspace: Workspace = {};
   /** Session of the `@nous` request in flight, so tools it calls share its session cap. */
   private activeSession: string | undefined;
@@ -24,10 +34,18 @@ export class State {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
-  setManifest(title: string, result: ContextResult): void {
-    this.lastManifest = { title, result, at: new Date() };
+  /** An answer the daemon gave: counted in its session's tally unless it is a preview, and kept
+   * as the last manifest. Every path that injects (the participant, the tools, the commands)
+   * comes through here. Returns the session's tally (none for a preview). */
+  injected(title: string, result: ContextResult, options: { preview?: boolean } = {}): Tally | undefined {
+    const preview = options.preview === true;
+    const tally = preview ? undefined : this.ledger.add(result);
+    this.lastManifest = { title, result, at: new Date(), preview, tally };
+    this.manifests.push(this.lastManifest);
+    if (this.manifests.length > 50) this.manifests.shift();
     if (typeof result.intent.task === "string") this.workspace = { ...this.workspace, task: result.intent.task };
     this.changed.fire();
+    return tally;
   }
 
   setBudget(budget: BudgetNotification): void {

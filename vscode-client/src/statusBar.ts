@@ -1,5 +1,6 @@
-/** The `Nous 1.2k/3k` status-bar item: text and tooltip from `budget.ts`, colour by level,
- * click shows the last manifest. */
+/** The `Nous 1.2k/3k` status-bar item: the tokens injected into the current chat session (the
+ * ledger's tally: the sum of its manifests) over the session cap; tooltip from `budget.ts`,
+ * colour by the session cap's own count, click shows the last manifest. */
 
 import * as vscode from "vscode";
 import { level, statusText, tooltipMarkdown } from "./budget";
@@ -12,6 +13,7 @@ export class StatusBar implements vscode.Disposable {
   constructor(
     private readonly state: State,
     private readonly sessionCap: () => number,
+    private readonly sessionTitle: (id: string) => string | undefined = () => undefined,
   ) {
     this.item = vscode.window.createStatusBarItem("nous.budget", vscode.StatusBarAlignment.Right, 100);
     this.item.name = "Nous budget";
@@ -26,7 +28,9 @@ export class StatusBar implements vscode.Disposable {
   }
 
   render(): void {
-    const budget = this.state.lastBudget;
+    const tally = this.state.ledger.tally();
+    const team = this.state.lastBudget?.team;
+    const cap = tally?.cap ?? this.sessionCap();
     if (this.daemon !== "running") {
       this.item.text = this.daemon === "starting" ? "$(sync~spin) Nous" : "$(circle-slash) Nous";
       this.item.tooltip =
@@ -36,17 +40,21 @@ export class StatusBar implements vscode.Disposable {
       this.item.backgroundColor = undefined;
       return;
     }
-    const shown = budget ?? { used: 0, cap: this.sessionCap() };
-    this.item.text = statusText(shown);
-    const tooltip = new vscode.MarkdownString(tooltipMarkdown(budget, this.state.workspace), true);
+    this.item.text = statusText({ used: tally?.injected ?? 0, cap, team });
+    const title = tally ? this.sessionTitle(tally.sessionId) : undefined;
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(tally, this.state.workspace, team, title), true);
     this.item.tooltip = tooltip;
-    const look = level(shown.used, shown.cap);
+    const look = level(tally?.capUsed ?? 0, cap);
     this.item.backgroundColor =
       look === "error"
         ? new vscode.ThemeColor("statusBarItem.errorBackground")
         : look === "warning"
           ? new vscode.ThemeColor("statusBarItem.warningBackground")
           : undefined;
+  }
+
+  get text(): string {
+    return this.item.text;
   }
 
   dispose(): void {

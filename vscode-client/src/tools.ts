@@ -15,7 +15,8 @@ import {
   type RememberResult,
   type TurnResult,
 } from "./protocol";
-import { summaryLine } from "./manifest";
+import type { Tally } from "./ledger";
+import { refusal, summaryLine } from "./manifest";
 import { recallBudget } from "./settings";
 import type { State } from "./state";
 import { toolTurn } from "./toolTurns";
@@ -42,9 +43,12 @@ function text(value: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(value)]);
 }
 
-function withSummary(result: ContextResult): string {
+/** The tool's answer: the context, then one line of what it cost. A limit that refused the
+ * request is an error the caller sees (never an empty answer that reads as "memory has nothing"). */
+function withSummary(result: ContextResult, tally: Tally | undefined): string {
+  if (result.limit) throw new Error(refusal(result.limit));
   const body = result.text.trim() || "No memories matched.";
-  return `${body}\n\n(${summaryLine(result)}; session ${result.session.used}/${result.session.cap} tokens)`;
+  return `${body}\n\n(${summaryLine(result, tally)})`;
 }
 
 export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessions): vscode.Disposable[] {
@@ -73,9 +77,9 @@ export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessi
         sessionId,
         activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
       });
-      state.setManifest(`#nousContext ${task}`.trim(), result);
+      const tally = state.injected(`#nousContext ${task}`.trim(), result);
       report(TOOL_CONTEXT, options.input, sessionId);
-      return text(withSummary(result));
+      return text(withSummary(result, tally));
     },
   };
 
@@ -95,9 +99,9 @@ export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessi
         sessionId,
         budget,
       });
-      state.setManifest(`#nousRecall ${query}`, result);
+      const tally = state.injected(`#nousRecall ${query}`, result);
       report(TOOL_RECALL, options.input, sessionId);
-      return text(withSummary(result));
+      return text(withSummary(result, tally));
     },
   };
 
