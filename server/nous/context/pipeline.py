@@ -522,7 +522,9 @@ def _filter(
             floor = min(floor, config.gate.sibling)
         below = c.terms.get("relevance", 0.0) < floor
         if not censor and not _bypasses_gate(m, req.mode) and below:
-            work.drop(c, "low-score", f"relevance {c.terms.get('relevance', 0.0)} below {floor}")
+            work.drop(
+                c, "low-score", f"relevance {c.terms.get('relevance', 0.0):.3g} below {floor:.3g}"
+            )
             continue
         if censor and below:
             if m.id in req.injected and not _bypasses_gate(m, req.mode):
@@ -534,7 +536,7 @@ def _filter(
         # factor); with an input the gate admits and the priors only reorder.
         prior = c.score / c.terms["scopeFactor"] if req.mode == "startup" else c.score
         if not censor and not req.input.strip() and prior < threshold:
-            work.drop(c, "low-score", f"below {threshold}")
+            work.drop(c, "low-score", f"below {threshold:.3g}")
             continue
         if not censor and req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
             work.drop(c, "low-score", f"beyond the plan's {kind_limit(m.kind)} {m.kind}s")
