@@ -101,18 +101,24 @@ def _params(model: type[M], values: dict[str, Any]) -> M:
         raise ToolError(f"invalid argument {field}: {first['msg']}") from exc
 
 
-def _footer(result: p.ContextResult) -> str:
+def _footer(result: p.ContextResult, max_recalls: int) -> str:
     session = result.session
     lines = [
         f"-- nous: {result.tokens}/{result.budget} tokens · session {session.used}/{session.cap}"
-        + (f" · recalls {session.recalls}" if session.recalls else "")
+        f" · recalls {session.recalls} of {max_recalls}"
     ]
     lines += [f"-- note: {note}" for note in result.notes]
     return "\n".join(lines)
 
 
-def _answer(result: p.ContextResult) -> str:
-    return f"{result.text or '(nothing to inject)'}\n\n{_footer(result)}"
+def _answer(result: p.ContextResult, max_recalls: int) -> str:
+    """The tool's text; a request a limit refused is a tool error naming the limit (an agent
+    must not read "nothing to inject" as "memory has nothing")."""
+    limit = result.limit
+    if limit is not None and result.tokens == 0:  # refused, or cut until nothing fitted
+        raise ToolError(f"{limit.message} (limit {limit.name}: {limit.used} of {limit.max})")
+    body = result.text or "(no memory matched)"
+    return f"{body}\n\n{_footer(result, max_recalls)}"
 
 
 def _keep_turn(engine: Engine, session_id: str, text: str) -> None:
@@ -147,9 +153,9 @@ def build(memory: Memory) -> MCPServer[Any]:
         )
 
         def work(engine: Engine) -> str:
-            answer = _answer(chat.context(engine, params))
-            _keep_turn(engine, memory.session_id, task)
-            return answer
+            answer = chat.context(engine, params)
+            _keep_turn(engine, memory.session_id, task)  # what the task states, not the task
+            return _answer(answer, memory.settings.max_recalls_per_session)
 
         return await call(ctx, work)
 
@@ -169,10 +175,8 @@ def build(memory: Memory) -> MCPServer[Any]:
             {"query": query, "kinds": kinds, "budget": budget, "sessionId": memory.session_id},
         )
 
-        def work(engine: Engine) -> str:
-            answer = _answer(chat.recall(engine, params))
-            _keep_turn(engine, memory.session_id, query)
-            return answer
+        def work(engine: Engine) -> str:  # a query asks: it is no memory, and never kept
+            return _answer(chat.recall(engine, params), memory.settings.max_recalls_per_session)
 
         return await call(ctx, work)
 

@@ -100,12 +100,18 @@ class TurnParams(Params):
     text: str = Field(max_length=MAX_TEXT)
     index: int | None = Field(default=None, ge=0, le=1_000_000)
     """The turn's place in the session; by default the one after the last kept."""
+    tool: Literal["nous_context", "nous_recall"] | None = None
+    """Set when the text is a tool call's input (an agent's task or query): a query is no
+    memory, so only the session notes it states (a decision, a next step) are kept."""
 
 
 class TurnResult(Wire):
     session_id: str
     stored: bool
     """False when capture is off or the turn is small talk or empty."""
+    session_only: bool = False
+    """Kept for its own session's window only (a turn that only asks): never recalled in
+    another session."""
     id: str | None = None
     index: int | None = None
     notes: list[dict[str, str]] = Field(default_factory=list)
@@ -196,6 +202,17 @@ class SessionUse(Wire):
     """True when this answer was cut to fit the session cap."""
 
 
+class Limit(Wire):
+    """The limit an answer reached (SPEC §3): `recalls` (recalls per session) or `session-cap`
+    (tokens per session). `used` and `max` count the same thing the name says, after this
+    answer; `message` is the sentence to show the user."""
+
+    name: Literal["recalls", "session-cap"]
+    used: int
+    max: int
+    message: str
+
+
 class ContextResult(Wire):
     text: str
     tokens: int
@@ -209,6 +226,9 @@ class ContextResult(Wire):
     fingerprint: dict[str, Any] = Field(default_factory=dict)
     refresh: str | None = None
     notes: list[str] = Field(default_factory=list)
+    limit: Limit | None = None
+    """Set when a limit refused this answer (nothing injected) or cut it to fit; `None`
+    otherwise. A client shows `limit.message`."""
 
     @field_serializer("intent", "fingerprint")
     def _camel_keys(self, value: dict[str, Any]) -> dict[str, Any]:

@@ -51,7 +51,7 @@ async def test_the_turn_that_asked_does_not_keep_the_answer_out(client: Language
                                                        "sessionId": "x-1"}))  # fmt: skip
     assert "SQLite with FTS5" in found["text"], found["dropped"]
     assert asked not in found["text"]
-    # nor is another session: a question asks and tells nothing, so it is not kept as a turn
+    # nor is another session: a turn that only asks is kept for its own session's window only
     other = as_dict(await call(client, "nous/recall", {"query": "how do we store memories",
                                                        "sessionId": "x-2"}))  # fmt: skip
     assert "SQLite with FTS5" in other["text"] and asked not in other["text"]

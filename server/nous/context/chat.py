@@ -24,6 +24,7 @@ from nous.protocol import (
     FeedbackParams,
     FeedbackResult,
     Item,
+    Limit,
     RecallParams,
     SessionUse,
     TurnParams,
@@ -68,7 +69,10 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         requested = params.budget or folder.config.frames.budgets.get(frame, 3000)
         if params.model_max_tokens:
             requested = min(requested, int(params.model_max_tokens * settings.model_window_share))
-    granted, note = sessions.grant(session, params.mode, requested)
+    granted, limit = sessions.grant(session, params.mode, requested)
+    if limit is not None and granted == 0:  # the session cap is spent: a clear no
+        return sessions.refused(session, params.mode, frame, limit)
+    note = limit.message if limit else None
     refresh = (
         sessions.refresh_reason(folder.config, session, vector, frame)
         if params.session_id and params.mode == "turn"
@@ -90,10 +94,11 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
     )  # fmt: skip
     result.refresh = refresh
     if params.preview:  # shown, not injected: the session and the chat's memory stay as they were
-        result.session = sessions.use_of(session, cut=bool(note))
+        result.session = sessions.use_of(session, cut=limit is not None)
+        result.limit = limit
         return result
     topic = vector if params.session_id else None
-    answer = _finish(store, session, result, params.mode == "startup", bool(note), topic)
+    answer = _finish(store, session, result, params.mode == "startup", limit, topic)
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
         _keep(folder, params.session_id, "user", text, vector)
     return answer
@@ -116,9 +121,12 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
     session = _session(folder, params.session_id)
     folder.last_session = params.session_id or folder.last_session
     requested = params.budget or settings.recall_budget
-    granted, note = sessions.recall_grant(
+    granted, limit = sessions.recall_grant(
         session, bool(params.session_id), requested, settings.max_recalls_per_session
     )
+    if limit is not None and granted == 0:  # refused: not assembled, not counted
+        return sessions.refused(session, "recall", frames.select(params.query, None), limit)
+    note = limit.message if limit else None
     view = folder.view()
     if params.scope:
         wanted = folder.resolve_scope(params.scope)
@@ -128,7 +136,7 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
         ]
     result = assemble_recall(folder.store, folder.config, view, params.query, granted,
                              params.kinds, note, params.session_id)  # fmt: skip
-    return _finish(folder.store, session, result, True, granted < requested, None)
+    return _finish(folder.store, session, result, True, limit, None)
 
 
 def assemble_recall(
@@ -183,11 +191,13 @@ def _finish(
     session: Session,
     result: ContextResult,
     counted: bool,
-    cut: bool,
+    limit: Limit | None,
     topic: Vector | None,
 ) -> ContextResult:
     sessions.record(store, session, result, counted, topic)
-    result.session = sessions.use_of(session, cut=cut)
+    result.session = sessions.use_of(session, cut=limit is not None)
+    if limit is not None:  # cut to fit: the count after this answer
+        result.limit = limit.model_copy(update={"used": session.used})
     return result
 
 
@@ -208,14 +218,14 @@ def expand(folder: Folder, memory_id: str, session_id: str | None) -> tuple[Memo
     store = folder.store
     session = _session(folder, session_id)
     cost = store.counter.count(memory.content)
-    granted, note = sessions.grant(session, "expand", cost)
-    if note:
+    granted, limit = sessions.grant(session, "expand", cost)
+    if limit is not None:
         memory = memory.model_copy(
             update={"content": store.counter.truncate(memory.content, granted)}
         )
     session.injected.append({"id": memory.id, "text": memory.summary, "judged": False})
     store.save_session(session, min(cost, granted))
-    return memory, sessions.use_of(session, cut=bool(note))
+    return memory, sessions.use_of(session, cut=limit is not None)
 
 
 def session_use(folder: Folder) -> SessionUse | None:
