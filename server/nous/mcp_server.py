@@ -92,13 +92,49 @@ async def _first_root(ctx: Context[Any, Any] | None) -> Path | None:
     return None
 
 
+_PLAIN = {
+    "missing": "is required",
+    "int_parsing": "must be a whole number",
+    "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_parsing": "must be a number",
+    "float_type": "must be a number",
+    "string_type": "must be text",
+    "list_type": "must be a list of strings",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+}
+
+
+def plain(exc: ValidationError) -> str:
+    """The first problem of `exc` in the agent's words: the argument and what it must be
+    (no pydantic wording, no documentation URL)."""
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "arguments"
+    return f"invalid argument {field}: {_PLAIN.get(first['type'], first['msg'])}"
+
+
 def _params(model: type[M], values: dict[str, Any]) -> M:
     try:
         return model.model_validate({k: v for k, v in values.items() if v is not None})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "arguments"
-        raise ToolError(f"invalid argument {field}: {first['msg']}") from exc
+        raise ToolError(plain(exc)) from exc
+
+
+class Server(MCPServer[Any]):
+    """The SDK's server, with its argument-validation errors in the agent's words."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError) and str(exc).startswith(
+                "Error executing"
+            ):
+                raise ToolError(f"{name}: {plain(exc.__cause__)}") from exc.__cause__
+            raise
 
 
 def _footer(result: p.ContextResult, max_recalls: int) -> str:
@@ -132,7 +168,7 @@ def _keep_turn(engine: Engine, session_id: str, text: str) -> None:
 
 def build(memory: Memory) -> MCPServer[Any]:
     """The MCP server with its four tools over `memory`."""
-    server: MCPServer[Any] = MCPServer(
+    server = Server(
         name="nous", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 

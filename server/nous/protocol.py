@@ -294,6 +294,9 @@ class ListParams(Params):
     pinned: bool | None = None
     review: bool = False
     """Only what chat captured and nobody reviewed yet (the review queue)."""
+    captured: bool | None = None
+    """`true`: only what chat captured on its own (turns, session notes); `false`: only
+    project knowledge (harvested, committed, remembered on purpose)."""
     ids: list[str] | None = Field(default=None, max_length=500)
     origin: Literal["local", "team"] = "local"
     """`team`: the team store's memories of this project (SPEC §13), last updated first; the
@@ -376,6 +379,8 @@ class ListedMemory(Wire):
     tags: list[str]
     pinned: bool
     reviewed: bool
+    captured: bool = False
+    """Captured from a chat on its own (a turn or a session note), not project knowledge."""
     shared: bool = False
     """Kept in the team store too (SPEC §13)."""
     origin: Literal["local", "team"] = "local"

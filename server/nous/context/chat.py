@@ -14,8 +14,9 @@ from nous.context import frame as frames
 from nous.context import pipeline
 from nous.context import session as sessions
 from nous.context.config import Config
+from nous.errors import InvalidMemory
 from nous.memory.embedder import Vector
-from nous.memory.model import Memory
+from nous.memory.model import KINDS, Memory
 from nous.memory.store import MemoryStore
 from nous.memory.usage import Session
 from nous.protocol import (
@@ -118,6 +119,11 @@ def _keep(
 def recall(folder: Folder, params: RecallParams) -> ContextResult:
     """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
     settings = folder.settings
+    unknown = [k for k in params.kinds or () if k.strip().lower() not in KINDS]
+    if unknown:  # the same rule as a memory's kind (`check_kind`): named, with the list
+        raise InvalidMemory(
+            f"invalid kinds: unknown kind {unknown[0]!r}; the kinds are {', '.join(KINDS)}"
+        )
     session = _session(folder, params.session_id)
     folder.last_session = params.session_id or folder.last_session
     requested = params.budget or settings.recall_budget

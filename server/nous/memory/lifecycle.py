@@ -108,7 +108,8 @@ def initial(kind: str) -> str:
 def check(kind: str, current: str, target: str) -> None:
     """Raise `InvalidTransition` unless `kind` may go from `current` to `target`."""
     if current == target or not machine(kind).allows(current, target):
-        raise InvalidTransition(kind, current, target)
+        allowed = tuple(sorted(machine(kind).edges.get(current, ())))
+        raise InvalidTransition(kind, current, target, allowed)
 
 
 def on_confirm(kind: str, current: str, confirmations: int) -> str:

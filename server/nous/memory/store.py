@@ -523,6 +523,19 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
             raise UnknownMemory(memory_id)
         return _memory(row)
 
+    def ids_starting(
+        self, prefix: str, project_scope: str, limit: int = 10
+    ) -> list[tuple[str, str, str]]:
+        """(id, kind, micro) of the memories whose id starts with `prefix` that `project_scope`
+        may see (its own, any language's, universal), at most `limit`."""
+        escaped = prefix.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._conn.execute(
+            "SELECT id, kind, micro FROM memories WHERE id LIKE ? ESCAPE '\\' "
+            "AND (scope = ? OR scope NOT LIKE 'project:%') ORDER BY id LIMIT ?",
+            (escaped + "%", project_scope, limit),
+        ).fetchall()
+        return [(str(i), str(kind), str(micro)) for i, kind, micro in rows]
+
     def local(self, memory_id: str) -> bool:
         """Whether this file holds the memory (a team memory found by a search does not)."""
         row = self._conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone()
