@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
@@ -72,6 +72,13 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )  # fmt: skip
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (`nous recall: error: …`), no usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 class UsageError(NousError):
     """Bad input the user can fix: one line on stderr, exit 2."""
 
@@ -118,7 +125,7 @@ def _missing(name: str) -> Callable[[argparse.Namespace], int]:
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser; of the commands that own their output (`RUNNERS`) only the one named in
     `argv` is imported and configured."""
-    parser = argparse.ArgumentParser(prog="nous", description=__doc__.splitlines()[0])
+    parser = Parser(prog="nous", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"nous {__version__}")
     _common(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -171,11 +171,13 @@ class Engine:
         return memory
 
     def _by_prefix(self, prefix: str) -> Memory:
-        if len(prefix) < MIN_PREFIX:
-            raise UnknownMemory(prefix)
-        found = self.store.ids_starting(prefix, self.project.scope, limit=6)
+        found = self.store.ids_starting(prefix, self.project.scope, limit=6) if prefix else []
         if not found:
             raise UnknownMemory(prefix)
+        if len(prefix) < MIN_PREFIX:
+            raise InvalidMemory(
+                f"id {prefix!r} is too short: give at least {MIN_PREFIX} characters of it"
+            )
         if len(found) > 1:
             raise AmbiguousMemory(prefix, found[:5])
         return self.store.get(found[0][0])

@@ -41,14 +41,11 @@ class InvalidTransition(NousError):
     def __init__(
         self, kind: str, current: str, target: str, allowed: tuple[str, ...] | None = None
     ) -> None:
-        if allowed is None:
-            message = f"a {kind} that is {current!r} cannot become {target!r}"
-        else:
+        an = "an" if kind[:1].lower() in "aeiou" else "a"
+        message = f"{an} {kind} that is {current!r} cannot become {target!r}"
+        if allowed is not None:
             onward = ", ".join(repr(a) for a in allowed) if allowed else "nothing else"
-            message = (
-                f"a {kind} that is {current!r} cannot become {target!r} "
-                f"(from {current!r} it can become {onward})"
-            )
+            message += f" (from {current!r} it can become {onward})"
         super().__init__(message)
         self.kind = kind
         self.current = current

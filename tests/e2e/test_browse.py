@@ -172,12 +172,12 @@ async def test_status_moves_only_through_legal_transitions(
     done = await call(client, "nous/update", {"id": fact, "status": "confirmed"})
     assert done["memory"]["status"] == "confirmed" and done["changed"] == ["status"]
     message = await invalid(client, "nous/update", {"id": fact, "status": "new"})
-    assert "status" in message and "cannot go from 'confirmed' to 'new'" in message
+    assert "status" in message and "that is 'confirmed' cannot become 'new'" in message
     decision = ids[SHOP_TEXTS[0][1]]
     reviewed = await call(client, "nous/update", {"id": decision, "outcome": "success"})
     assert reviewed["memory"]["status"] == "reviewed" and reviewed["memory"]["outcome"] == "success"
     message = await invalid(client, "nous/update", {"id": decision, "status": "recorded"})
-    assert "cannot go from 'reviewed' to 'recorded'" in message
+    assert "that is 'reviewed' cannot become 'recorded'" in message
     record = (await listing(client, ids=[decision], history=True))["items"][0]
     assert [t["toStatus"] for t in record["transitions"]] == ["reviewed", "recorded"]
 

@@ -147,14 +147,32 @@ async def test_remember_redacts_forget_retires_and_bad_arguments_are_tool_errors
             ),
             ("nous_forget", {"id": "no-such-id"}, "no memory with id"),
             ("nous_nothing", {}, "nous_nothing"),
+            # the SDK's own argument checks, in the agent's words too (issue 26)
+            ("nous_recall", {"query": 5}, "invalid argument query: must be text"),
+            ("nous_recall", {"query": "x", "kinds": "decision"}, "kinds: must be a list"),
+            ("nous_recall", {"query": "x", "kinds": ["decison"]}, "unknown kind 'decison'"),
+            (
+                "nous_remember",
+                {"kind": "banana", "content": "Bananas are yellow."},
+                "decision, fact",
+            ),
+            (
+                "nous_remember",
+                {"kind": "fact", "content": "x", "tags": "a"},
+                "tags: must be a list",
+            ),
         ]:
             refused = await session.call_tool(name, arguments)
             assert refused.is_error, (name, arguments, text(refused))
             assert expected in text(refused), text(refused)
+            assert "pydantic" not in text(refused) and "http" not in text(refused), text(refused)
+            assert "validation error" not in text(refused), text(refused)
 
-        forgotten = await session.call_tool("nous_forget", {"id": memory_id})
+        forgotten = await session.call_tool("nous_forget", {"id": memory_id[:8]})  # a prefix
         assert not forgotten.is_error, text(forgotten)
         assert memory_id in text(forgotten)
+        again = await session.call_tool("nous_forget", {"id": memory_id})
+        assert again.is_error and "already forgotten" in text(again), text(again)
         # the server survived every refusal and still answers
         after = await session.call_tool("nous_recall", {"query": "release procedure"})
         assert not after.is_error and "tag vX.Y.Z" in text(after)

@@ -405,7 +405,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         d = p.draft
         status = d.status or lifecycle.initial(d.kind)
         if status not in lifecycle.machine(d.kind).edges:
-            raise InvalidMemory(f"{status!r} is not a state of a {d.kind}")
+            raise InvalidMemory(
+                f"{status!r} is not a state {lifecycle.article(d.kind)} {d.kind} can be in"
+            )
         memory_id = uuid.uuid4().hex
         self._conn.execute(
             f"INSERT INTO memories ({_COLUMNS}, embedding, embedding_model, change_seq) "
@@ -1004,7 +1006,11 @@ def _edited_status(
         status, reason = lifecycle.on_outcome(kind, status, changes.outcome), f"outcome {outcome}"
     if changes.status is not None and changes.status != status:
         if changes.status not in lifecycle.machine(kind).edges:
-            raise InvalidMemory(f"status: {changes.status!r} is not a state of a {kind}")
+            states = ", ".join(sorted(lifecycle.machine(kind).edges))
+            raise InvalidMemory(
+                f"status: {changes.status!r} is not a state {lifecycle.article(kind)} {kind} can "
+                f"be in (its states: {states})"
+            )
         lifecycle.check(kind, status, changes.status)
         status, reason = changes.status, "set by hand"
     elif changes.status is None and changes.pinned and not memory.pinned:
