@@ -88,8 +88,8 @@ def _kinds(text: str) -> list[str]:
     kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in KINDS]
     if not kinds or unknown:
-        shown = f"unknown kind {unknown[0]!r}" if unknown else "no kind given"
-        raise argparse.ArgumentTypeError(f"{shown}; the kinds are {', '.join(KINDS)}")
+        shown = f"invalid kind {unknown[0]!r}" if unknown else "no kind given"
+        raise argparse.ArgumentTypeError(f"{shown}: use one of {', '.join(KINDS)}")
     return kinds
 
 

@@ -166,7 +166,7 @@ async def test_status_moves_only_through_legal_transitions(
 ) -> None:
     fact = ids[SHOP_TEXTS[2][1]]
     message = await invalid(client, "nous/update", {"id": fact, "status": "retired"})
-    assert "status" in message and "'retired' is not a state of a fact" in message
+    assert "status" in message and "'retired' is not a state a fact can be in" in message
     listed = (await listing(client, ids=[fact]))["items"][0]
     assert listed["nextStatuses"] == ["confirmed", "core", "inactive", "superseded"]
     done = await call(client, "nous/update", {"id": fact, "status": "confirmed"})

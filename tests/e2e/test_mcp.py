@@ -150,7 +150,7 @@ async def test_remember_redacts_forget_retires_and_bad_arguments_are_tool_errors
             # the SDK's own argument checks, in the agent's words too (issue 26)
             ("nous_recall", {"query": 5}, "invalid argument query: must be text"),
             ("nous_recall", {"query": "x", "kinds": "decision"}, "kinds: must be a list"),
-            ("nous_recall", {"query": "x", "kinds": ["decison"]}, "unknown kind 'decison'"),
+            ("nous_recall", {"query": "x", "kinds": ["decison"]}, "invalid kind 'decison'"),
             (
                 "nous_remember",
                 {"kind": "banana", "content": "Bananas are yellow."},

@@ -96,11 +96,11 @@ def test_an_unknown_kind_is_refused_with_the_list_and_nothing_is_stored(
 ) -> None:
     before = count(env)
     line = refused(env, 2, "recall", "--kinds", "decison", "orders")
-    assert "unknown kind 'decison'" in line and ", ".join(KINDS) in line
+    assert "invalid kind 'decison'" in line and ", ".join(KINDS) in line
     line = refused(env, 2, "remember", "--kind", "banana", "Bananas are yellow fruit.")
-    assert "unknown kind 'banana'" in line and ", ".join(KINDS) in line
+    assert "invalid kind 'banana'" in line and ", ".join(KINDS) in line
     line = refused(env, 2, "list", "--kinds", "decision,nope")
-    assert "unknown kind 'nope'" in line
+    assert "invalid kind 'nope'" in line
     assert count(env) == before
 
 

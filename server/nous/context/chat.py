@@ -121,9 +121,7 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
     settings = folder.settings
     unknown = [k for k in params.kinds or () if k.strip().lower() not in KINDS]
     if unknown:  # the same rule as a memory's kind (`check_kind`): named, with the list
-        raise InvalidMemory(
-            f"invalid kinds: unknown kind {unknown[0]!r}; the kinds are {', '.join(KINDS)}"
-        )
+        raise InvalidMemory(f"kinds: invalid kind {unknown[0]!r}: use one of {', '.join(KINDS)}")
     session = _session(folder, params.session_id)
     folder.last_session = params.session_id or folder.last_session
     requested = params.budget or settings.recall_budget
