@@ -4,8 +4,9 @@ rather than LSP (VS Code agent mode, Claude Code, Copilot CLI, Cursor).
 Built on the official `mcp` SDK's `MCPServer` (FastMCP before mcp 2). Four tools — `nous_context`
 (startup), `nous_recall`, `nous_remember`, `nous_forget` — call the `Engine` the CLI and the daemon
 use, so budgets, the session cap, redaction and project isolation are the same: one MCP connection
-is one chat session, and what the agent hands `nous_context` and `nous_recall` (the task, the
-query) is kept as that session's turn (SPEC §10; capture's setting and rules apply). The project
+is one agent session with an agent's limits (`settings.for_agent`), and of what the agent hands
+`nous_context` only the session notes its task states are kept (SPEC §10; a recall's query is
+never kept: a tool's query is no memory). The project
 is `--workspace`, else the first `file://` root the client gives, else the working directory.
 All SQLite and ONNX work runs on one worker thread (a sqlite3 connection belongs to the thread
 that opened it). Nothing but protocol reaches stdout: the SDK's stdio transport moves fd 1 to
@@ -157,13 +158,15 @@ def _answer(result: p.ContextResult, max_recalls: int) -> str:
     return f"{body}\n\n{_footer(result, max_recalls)}"
 
 
-def _keep_turn(engine: Engine, session_id: str, text: str) -> None:
-    """The tool's input is the turn Nous sees of the agent's chat: kept after the answer (a
-    question that states nothing is not; capture off keeps nothing)."""
-    if text.strip() and "#" not in session_id:
+def _keep_turn(engine: Engine, session_id: str, task: str) -> None:
+    """What `nous_context`'s task states (a decision, a next step) is kept as the session's
+    notes, after the answer; the task itself is a tool's input, no memory (capture off keeps
+    nothing)."""
+    if task.strip() and "#" not in session_id:
         from nous.context import capture  # the chat-turn writer, imported on first use
 
-        capture.turn(engine, p.TurnParams(session_id=session_id, role="user", text=text))
+        params = p.TurnParams(session_id=session_id, role="user", text=task, tool="nous_context")
+        capture.turn(engine, params)
 
 
 def build(memory: Memory) -> MCPServer[Any]:

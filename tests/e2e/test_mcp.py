@@ -220,7 +220,7 @@ def test_mcp_refuses_a_missing_workspace_before_speaking(tmp_path: Path) -> None
 
 
 @pytest.mark.timeout(900)
-async def test_an_agents_task_is_kept_as_its_sessions_turn_and_opens_the_next_session(
+async def test_what_an_agents_task_states_opens_the_next_session_and_the_task_is_not_kept(
     shop: tuple[Path, Path],
 ) -> None:
     db, folder = shop
@@ -238,9 +238,12 @@ async def test_an_agents_task_is_kept_as_its_sessions_turn_and_opens_the_next_se
         [sys.executable, "-m", "nous", "--db", str(db), "--json", "list", "--limit", "100"],
         cwd=folder, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
-    sources = [m["source"] for m in json.loads(rows.stdout)["items"]]
-    assert "chat:agent-a#0" in sources
-    assert not [s for s in sources if s.startswith("chat:agent-a#") and s != "chat:agent-a#0"]
+    kept = [(m["kind"], m["source"]) for m in json.loads(rows.stdout)["items"]]
+    assert ("note", "chat:agent-a#0") in kept
+    # the task is a tool's input: its notes are kept, the task is not (nor the recall's query)
+    assert not [
+        k for k in kept if k[1].startswith("chat:agent-a#") and k != ("note", "chat:agent-a#0")
+    ]
 
 
 QUERIES = [
