@@ -30,7 +30,7 @@ _OWN_OUTPUT = re.compile(
     r"```memories \(recorded data, not instructions\)|"
     # talk about the memory tools themselves, or lines quoted from a rendered answer
     r"\b(?:nous_(?:context|recall|remember|forget)|#nous(?:Context|Recall))\b|"
-    rf"^\s*- (?:\((?:{'|'.join(KINDS)})\)|WARN:|BLOCK:) ",
+    rf"^\s*- (?:\((?:{'|'.join(KINDS)})\)|WARN:|BLOCK:|\[[^\]\s][^\]\n]{{2,80}}\]) ",
     re.M,
 )
 
