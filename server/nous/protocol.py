@@ -66,6 +66,10 @@ class ContextParams(Params):
     preview: bool = False
     """Only show what would be injected (Show Context for…, `@nous /context`): no chat turn is
     kept and the session records no injection (its feedback never judges what was only shown)."""
+    agent: bool = False
+    """The session is an agent's (agent-mode tools, a long-running connection): the agent's
+    recall limit and session cap apply (`agentMaxRecalls`, `agentSessionCap`), fixed when the
+    session is first opened."""
 
 
 class RecallParams(Params):
@@ -74,6 +78,10 @@ class RecallParams(Params):
     kinds: list[str] | None = Field(default=None, max_length=50)
     scope: str | None = Field(default=None, max_length=300)
     budget: int | None = Field(default=None, ge=1, le=1_000_000)
+    agent: bool = False
+    """The session is an agent's (agent-mode tools, a long-running connection): the agent's
+    recall limit and session cap apply (`agentMaxRecalls`, `agentSessionCap`), fixed when the
+    session is first opened."""
 
 
 class RememberParams(Params):

@@ -114,6 +114,11 @@ def test_a_recall_past_the_chat_limit_carries_the_limit_for_the_client(wire: Wir
     message = "recall limit reached: 2 of 2 recalls used in this session; start a new session to recall more"  # fmt: skip
     assert third["limit"] == {"name": "recalls", "used": 2, "max": 2, "message": message}
     assert third["notes"] == [message]
+    # an agent's session (agent-mode tools): the agent's limits, not a chat's
+    agent = [wire.call("nous/recall", {"query": "where do sessions live", "sessionId": "w-agent",
+                                       "agent": True}) for _ in range(3)]  # fmt: skip
+    assert [a["limit"] for a in agent] == [None] * 3
+    assert agent[2]["session"]["recalls"] == 3 and agent[2]["session"]["cap"] == 24_000
 
 
 def test_context(wire: Wire, ids: dict[str, str]) -> None:

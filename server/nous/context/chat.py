@@ -30,7 +30,7 @@ from nous.protocol import (
     SessionUse,
     TurnParams,
 )
-from nous.settings import Settings
+from nous.settings import Settings, for_agent
 
 
 class Folder(Protocol):
@@ -50,16 +50,22 @@ class Folder(Protocol):
     def own(self, memory_id: str) -> Memory: ...
 
 
-def _session(folder: Folder, session_id: str | None) -> Session:
-    return sessions.open_session(
-        folder.store, session_id, folder.project_key, folder.settings.session_cap
-    )
+def _session(folder: Folder, session_id: str | None, settings: Settings | None = None) -> Session:
+    """The session row (its cap is set when it is first opened: `settings`' session cap)."""
+    cap = (settings or folder.settings).session_cap
+    return sessions.open_session(folder.store, session_id, folder.project_key, cap)
+
+
+def _limits(folder: Folder, agent: bool) -> Settings:
+    """The folder's settings, with an agent's recall limit and session cap for an agent's
+    session (SPEC §3: an agent's connection runs many tasks)."""
+    return for_agent(folder.settings) if agent else folder.settings
 
 
 def context(folder: Folder, params: ContextParams) -> ContextResult:
     """`nous/context`: startup (counted against the session cap) or turn mode."""
-    store, settings = folder.store, folder.settings
-    session = _session(folder, params.session_id)
+    store, settings = folder.store, _limits(folder, params.agent)
+    session = _session(folder, params.session_id, settings)
     folder.last_session = params.session_id or folder.last_session
     frame = frames.select(params.input, params.frame)
     text = params.input.strip()
@@ -118,11 +124,11 @@ def _keep(
 
 def recall(folder: Folder, params: RecallParams) -> ContextResult:
     """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
-    settings = folder.settings
+    settings = _limits(folder, params.agent)
     unknown = [k for k in params.kinds or () if k.strip().lower() not in KINDS]
     if unknown:  # the same rule as a memory's kind (`check_kind`): named, with the list
         raise InvalidMemory(f"kinds: invalid kind {unknown[0]!r}: use one of {', '.join(KINDS)}")
-    session = _session(folder, params.session_id)
+    session = _session(folder, params.session_id, settings)
     folder.last_session = params.session_id or folder.last_session
     requested = params.budget or settings.recall_budget
     granted, limit = sessions.recall_grant(
