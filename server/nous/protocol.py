@@ -109,8 +109,9 @@ class TurnParams(Params):
     index: int | None = Field(default=None, ge=0, le=1_000_000)
     """The turn's place in the session; by default the one after the last kept."""
     tool: Literal["nous_context", "nous_recall"] | None = None
-    """Set when the text is a tool call's input (an agent's task or query): a query is no
-    memory, so only the session notes it states (a decision, a next step) are kept."""
+    """Set when the text is a tool call's input: a query (`nous_recall`) is no memory and is
+    never kept; of a task (`nous_context`) only the session notes it states (a decision, a next
+    step) are kept."""
 
 
 class TurnResult(Wire):

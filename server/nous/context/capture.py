@@ -59,7 +59,7 @@ def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> Tu
     if intent.greeting or _OWN_OUTPUT.search(text):
         return skipped  # small talk; or a reply quoting what Nous injected (memory of memory)
     drawn_notes = notes.draw(text)
-    if params.tool is not None and not drawn_notes:
+    if params.tool == "nous_recall" or (params.tool is not None and not drawn_notes):
         return skipped  # a tool's query asks of memory: it is none
     asking = params.role == "user" and not drawn_notes and echo.asks_only(text)
     store = folder.store
