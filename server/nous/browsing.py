@@ -36,6 +36,7 @@ def list_memories(engine: Engine, params: ListParams) -> ListResult:
             project_scope=engine.project.scope, query=params.query, kinds=params.kinds,
             scope=scope, statuses=params.statuses, source_types=params.source_types,
             since=params.since, pinned=params.pinned, review=params.review, ids=params.ids,
+            captured=params.captured,
         ),
         sort=params.sort, offset=params.offset, limit=params.limit, history=params.history,
     )  # fmt: skip
@@ -70,6 +71,7 @@ def _team_page(engine: Engine, params: ListParams) -> ListResult:
 def update(engine: Engine, params: UpdateParams) -> UpdateResult:
     """`nous/update`: change one memory of this project (see `MemoryStore.edit`)."""
     memory = engine.own(params.id)
+    params = params.model_copy(update={"id": memory.id})  # a unique prefix names it too
     if memory.origin == "team":
         raise InvalidMemory(
             f"{params.id} is a team memory someone else shared: forget or supersede it instead"
@@ -111,6 +113,7 @@ def listed(item: Listed) -> ListedMemory:
         confidence=m.confidence, importance=m.importance, outcome=m.outcome,
         confirmations=m.confirmations, activations=m.activations, superseded_by=m.superseded_by,
         tags=m.tags, pinned=m.pinned, reviewed=REVIEWED_TAG in m.tags, shared=m.shared,
+        captured=browse.captured(m),
         origin="team" if m.origin == "team" else "local",
         excluded=lifecycle.is_excluded(m.kind, m.status),
         next_statuses=sorted(lifecycle.machine(m.kind).edges.get(m.status, ())),

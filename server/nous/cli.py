@@ -10,10 +10,11 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
@@ -71,6 +72,34 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )  # fmt: skip
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (`nous recall: error: …`), no usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+class UsageError(NousError):
+    """Bad input the user can fix: one line on stderr, exit 2."""
+
+
+def _kinds(text: str) -> list[str]:
+    """`--kinds decision,fact`: a comma list of known kinds (unknown ones refused, listed)."""
+    kinds = [k.strip().lower() for k in text.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in KINDS]
+    if not kinds or unknown:
+        shown = f"invalid kind {unknown[0]!r}" if unknown else "no kind given"
+        raise argparse.ArgumentTypeError(f"{shown}: use one of {', '.join(KINDS)}")
+    return kinds
+
+
+def _kind(text: str) -> str:
+    """`remember --kind`: one of the kinds recall knows (the same list `--kinds` takes)."""
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"one kind, not a list: {text!r}")
+    return _kinds(text)[0]
+
+
 def _unit(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -96,7 +125,7 @@ def _missing(name: str) -> Callable[[argparse.Namespace], int]:
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser; of the commands that own their output (`RUNNERS`) only the one named in
     `argv` is imported and configured."""
-    parser = argparse.ArgumentParser(prog="nous", description=__doc__.splitlines()[0])
+    parser = Parser(prog="nous", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"nous {__version__}")
     _common(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -108,7 +137,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         return p
 
     p = command("remember", _remember, "store a memory (the same text again confirms it)")
-    p.add_argument("--kind", required=True, help=f"one of {', '.join(KINDS)}")
+    p.add_argument(
+        "--kind", required=True, type=_kind,
+        help=f"one of {', '.join(KINDS)} (the kinds recall and --kinds know)",
+    )  # fmt: skip
     p.add_argument("--scope", help="project (default), language, universal, or a full scope")
     p.add_argument("--tags", nargs="*", default=[], help="free tags")
     p.add_argument("--outcome", choices=OUTCOMES)
@@ -119,7 +151,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     p = command("recall", _recall, "recall memories for a query within a token budget")
     p.add_argument("--budget", type=_positive, help="tokens of rendered text (default 500)")
-    p.add_argument("--kinds", nargs="*", help="only these kinds")
+    p.add_argument("--kinds", type=_kinds, action="extend", metavar="KIND[,KIND…]",
+                   help=f"only these kinds ({', '.join(KINDS)})")  # fmt: skip
     p.add_argument("query")
 
     p = command("context", _context, "the budgeted context for an input (the pipeline)")
@@ -147,14 +180,21 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("dir", nargs="?", type=Path, help="workspace folder (default: --workspace)")
     p.add_argument("--commits", type=int, default=50, help="how many recent commits (default 50)")
 
-    p = command("import", _import, "remember every memory in a JSON file (default: the demo set)")
+    p = command("import", _import, "remember every memory in a JSON file")
     p.add_argument("file", nargs="?", type=Path, help="JSON list or JSON lines of memories")
+
+    p = command("init", _init, "create the memory database (and its folder) if it is missing")
 
     p = command("list", _list, "list this project's memories, filtered and sorted (paged)")
     p.add_argument("query", nargs="?", help="words in the text or tags, an id prefix, a source")
-    p.add_argument("--kinds", nargs="*", help="only these kinds")
+    p.add_argument("--kinds", type=_kinds, action="extend", metavar="KIND[,KIND…]",
+                   help=f"only these kinds ({', '.join(KINDS)})")  # fmt: skip
     p.add_argument("--scope", help="project, language, language:<id>, universal")
     p.add_argument("--statuses", nargs="*", help="only these lifecycle states")
+    p.add_argument("--captured", dest="captured", action="store_true", default=None,
+                   help="only what chat captured on its own (turns, session notes)")  # fmt: skip
+    p.add_argument("--knowledge", dest="captured", action="store_false",
+                   help="only project knowledge (harvested, committed, remembered)")  # fmt: skip
     p.add_argument("--sources", nargs="*", choices=SOURCE_TYPES, help="only these source types")
     p.add_argument("--since", help="captured at or after this ISO date or time")
     p.add_argument("--pinned", action="store_true", default=None, help="only pinned memories")
@@ -201,6 +241,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+def _init(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    store = engine.store  # opening it creates the file (and, here only, its folder)
+    return {"database": str(store.path), "memories": store.memory_count()}
+
+
 def _remember(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     # Unvalidated here: the store validates the draft and names what is wrong (InvalidMemory).
     params = RememberParams.model_construct(
@@ -218,6 +263,8 @@ def _remember(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _recall(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    if not args.query.strip():
+        raise UsageError("recall: the query is empty; say what to recall")
     result = chat.recall(engine, RecallParams.model_construct(
         query=args.query, budget=args.budget, kinds=args.kinds, session_id=None, scope=None
     ))  # fmt: skip
@@ -258,6 +305,8 @@ def _forget(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _harvest(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    if args.dir and not args.dir.is_dir():
+        raise UsageError(f"harvest: not a folder: {args.dir}")
     if args.dir:
         engine = Engine(engine.settings, args.dir)
     project = engine.project
@@ -265,6 +314,8 @@ def _harvest(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _import(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    if args.file is None:
+        raise UsageError("import: give the JSON file of memories to import")
     results = engine.import_file(args.file)
     created = sum(r.status == "created" for r in results)
     return {
@@ -289,7 +340,7 @@ def _list(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
         {"query": args.query, "kinds": args.kinds, "scope": args.scope,
          "statuses": args.statuses, "sourceTypes": args.sources, "since": args.since,
          "pinned": args.pinned, "review": args.review, "sort": args.sort, "offset": args.offset,
-         "limit": args.limit, "origin": args.origin},
+         "limit": args.limit, "origin": args.origin, "captured": args.captured},
     )  # fmt: skip
     return browsing.list_memories(engine, params).model_dump(mode="json", by_alias=True)
 
@@ -361,7 +412,8 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
                 if m["injected"]
                 else ""
             )
-            print(f"{m['id'][:8]} {m['kind']:<10} {m['status']:<10} {m['sourceType']:<7} "
+            origin = "captured" if m["captured"] else m["sourceType"]
+            print(f"{m['id'][:8]} {m['kind']:<10} {m['status']:<10} {origin:<8} "
                   f"{m['micro']}{pin}{used}")  # fmt: skip
         shown = data["offset"] + len(data["items"])
         more = f", next: --offset {data['nextOffset']}" if data["nextOffset"] is not None else ""
@@ -374,6 +426,8 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
               f"{' (re-embedded)' if data['reembedded'] else ''}")  # fmt: skip
     elif command == "import":
         print(f"created {data['created']}, confirmed {data['confirmed']}")
+    elif command == "init":
+        print(f"{data['database']}: {data['memories']} memories")
     elif command == "forget":
         print(f"{'purged' if data['purged'] else data['status']} {data['id']}")
     else:
@@ -403,10 +457,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         flag = str(error["loc"][0]).replace("_", "-")
         print(f"nous: error: --{flag}: {error['msg']}", file=sys.stderr)
         return 2
+    problem = _bad_paths(args)
+    if problem:
+        print(f"nous: error: {problem}", file=sys.stderr)
+        return 2
     engine: Engine | None = None
     try:
         engine = Engine(settings, args.workspace or Path.cwd())
         data = args.handler(engine, args)
+    except UsageError as exc:
+        print(f"nous: error: {exc}", file=sys.stderr)
+        return 2
     except NousError as exc:
         print(f"nous: error: {exc}", file=sys.stderr)
         return 1
@@ -421,9 +482,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if engine is not None:
             engine.close()  # a team store gets what this command queued (briefly waited for)
-    if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-    else:
-        _print_text(args.command, data)
+    try:
+        if args.json:
+            json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+        else:
+            _print_text(args.command, data)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `nous list | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
     return 0
+
+
+def _bad_paths(args: argparse.Namespace) -> str | None:
+    """A folder the command was pointed at that does not exist (only `nous init` and the
+    daemon create a database, and never a workspace)."""
+    workspace: Path | None = args.workspace
+    if workspace is not None and not workspace.is_dir():
+        return f"--workspace: not a folder: {workspace}"
+    db: Path | None = args.db
+    if db is None or str(db) == ":memory:":
+        return None
+    if db.is_dir():
+        return f"--db: {db} is a folder; give the database file, e.g. {db / 'memory.db'}"
+    if args.command != "init" and not db.parent.is_dir():
+        return f"--db: no such folder: {db.parent} (create it, or run `nous init --db {db}`)"
+    return None

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlparse
 from nous.context import chat, pipeline, rarity
 from nous.context import config as configs
 from nous.context.config import Config
-from nous.errors import InvalidMemory, UnknownMemory
+from nous.errors import AmbiguousMemory, InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
 from nous.memory import lifecycle, team_url, tokens
 from nous.memory.embedder import Embedder
@@ -32,6 +32,8 @@ from nous.settings import Settings
 from nous.workspace import detect, identity
 
 log = logging.getLogger(__name__)
+MIN_PREFIX = 4
+"""The shortest id prefix that names a memory (git's rule for short shas)."""
 
 
 class Engine:
@@ -152,18 +154,33 @@ class Engine:
     def own(self, memory_id: str) -> Memory:
         """The memory, if this project may act on it; another project's memory is reported
         exactly like an unknown id (`UnknownMemory`), so ids cannot be probed across projects.
-        An id this file does not hold is looked up in the team store (this project's rows)."""
+        A unique prefix of at least `MIN_PREFIX` characters names a memory as git's short shas
+        do (`AmbiguousMemory` lists the candidates when several share it). An id this file does
+        not hold is looked up in the team store (this project's rows)."""
+        memory_id = memory_id.strip()
         try:
             memory = self.store.get(memory_id)
         except UnknownMemory:
             team = self.store.team
             found = team.get(memory_id) if team is not None else None
             if found is None:
-                raise
+                found = self._by_prefix(memory_id)
             memory = found
         if not self.visible(memory.scope):
             raise UnknownMemory(memory_id)
         return memory
+
+    def _by_prefix(self, prefix: str) -> Memory:
+        found = self.store.ids_starting(prefix, self.project.scope, limit=6) if prefix else []
+        if not found:
+            raise UnknownMemory(prefix)
+        if len(prefix) < MIN_PREFIX:
+            raise InvalidMemory(
+                f"id {prefix!r} is too short: give at least {MIN_PREFIX} characters of it"
+            )
+        if len(found) > 1:
+            raise AmbiguousMemory(prefix, found[:5])
+        return self.store.get(found[0][0])
 
     def _drafted(self, draft: Draft) -> Draft:
         """The draft in this project: scope `team` is this project's scope, shared."""
@@ -212,6 +229,9 @@ class Engine:
 
     def forget(self, memory_id: str, purge: bool = False) -> Memory:
         memory = self.own(memory_id)
+        memory_id = memory.id
+        if not purge and memory.status == lifecycle.INACTIVE:
+            raise InvalidMemory(f"memory {memory_id} is already forgotten")
         if memory.origin == "team":  # someone else's shared memory: the change goes to the team
             if purge and memory.kind == "decision":
                 raise InvalidMemory("decisions are never deleted; forget marks them inactive")
@@ -246,7 +266,7 @@ class Engine:
 
     def supersede(self, memory_id: str, new_id: str) -> Memory:
         old = self.own(memory_id)
-        self.own(new_id)
+        memory_id, new_id = old.id, self.own(new_id).id
         if old.origin == "team":
             if memory_id == new_id:
                 raise InvalidMemory("a memory cannot supersede itself")
@@ -259,8 +279,7 @@ class Engine:
         return self.store.supersede(memory_id, new_id)
 
     def outcome(self, memory_id: str, outcome: str) -> Memory:
-        self.own(memory_id)
-        return self.store.set_outcome(memory_id, outcome)
+        return self.store.set_outcome(self.own(memory_id).id, outcome)
 
     def status(self) -> dict[str, Any]:
         store = self.store

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from nous.settings import Settings
+from nous.settings import Settings, for_agent
+
+_FLAGS = {"agent_max_recalls": "max-recalls", "agent_session_cap": "session-cap"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +21,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
+    parser.add_argument(
+        "--max-recalls", type=int, metavar="N",
+        help=f"recalls per connection (default {Settings().agent_max_recalls})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--session-cap", type=int, metavar="TOKENS",
+        help=f"tokens injected per connection (default {Settings().agent_session_cap:,})",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,10 +41,12 @@ def run(args: argparse.Namespace) -> int:
             db=getattr(args, "db", None),
             team_store=getattr(args, "team_store", None),
             **({"encoding": args.encoding} if getattr(args, "encoding", None) else {}),
+            **({"agent_max_recalls": args.max_recalls} if args.max_recalls is not None else {}),
+            **({"agent_session_cap": args.session_cap} if args.session_cap is not None else {}),
         )
     except ValidationError as exc:
         error = exc.errors()[0]
-        flag = str(error["loc"][0]).replace("_", "-")
+        flag = _FLAGS.get(str(error["loc"][0]), str(error["loc"][0]).replace("_", "-"))
         print(f"nous: error: --{flag}: {error['msg']}", file=sys.stderr)
         return 2
     workspace = getattr(args, "workspace", None)
@@ -44,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from nous.mcp_server import Memory, build
 
     memory = Memory(
-        settings,
+        for_agent(settings),
         Path(workspace).resolve() if workspace else None,
         args.session or f"mcp-{uuid.uuid4().hex[:12]}",
     )

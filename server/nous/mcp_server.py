@@ -4,8 +4,9 @@ rather than LSP (VS Code agent mode, Claude Code, Copilot CLI, Cursor).
 Built on the official `mcp` SDK's `MCPServer` (FastMCP before mcp 2). Four tools — `nous_context`
 (startup), `nous_recall`, `nous_remember`, `nous_forget` — call the `Engine` the CLI and the daemon
 use, so budgets, the session cap, redaction and project isolation are the same: one MCP connection
-is one chat session, and what the agent hands `nous_context` and `nous_recall` (the task, the
-query) is kept as that session's turn (SPEC §10; capture's setting and rules apply). The project
+is one agent session with an agent's limits (`settings.for_agent`), and of what the agent hands
+`nous_context` only the session notes its task states are kept (SPEC §10; a recall's query is
+never kept: a tool's query is no memory). The project
 is `--workspace`, else the first `file://` root the client gives, else the working directory.
 All SQLite and ONNX work runs on one worker thread (a sqlite3 connection belongs to the thread
 that opened it). Nothing but protocol reaches stdout: the SDK's stdio transport moves fd 1 to
@@ -92,41 +93,85 @@ async def _first_root(ctx: Context[Any, Any] | None) -> Path | None:
     return None
 
 
+_PLAIN = {
+    "missing": "is required",
+    "int_parsing": "must be a whole number",
+    "int_type": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_parsing": "must be a number",
+    "float_type": "must be a number",
+    "string_type": "must be text",
+    "list_type": "must be a list of strings",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+}
+
+
+def plain(exc: ValidationError) -> str:
+    """The first problem of `exc` in the agent's words: the argument and what it must be
+    (no pydantic wording, no documentation URL)."""
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "arguments"
+    return f"invalid argument {field}: {_PLAIN.get(first['type'], first['msg'])}"
+
+
 def _params(model: type[M], values: dict[str, Any]) -> M:
     try:
         return model.model_validate({k: v for k, v in values.items() if v is not None})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "arguments"
-        raise ToolError(f"invalid argument {field}: {first['msg']}") from exc
+        raise ToolError(plain(exc)) from exc
 
 
-def _footer(result: p.ContextResult) -> str:
+class Server(MCPServer[Any]):
+    """The SDK's server, with its argument-validation errors in the agent's words."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError) and str(exc).startswith(
+                "Error executing"
+            ):
+                raise ToolError(f"{name}: {plain(exc.__cause__)}") from exc.__cause__
+            raise
+
+
+def _footer(result: p.ContextResult, max_recalls: int) -> str:
     session = result.session
     lines = [
         f"-- nous: {result.tokens}/{result.budget} tokens · session {session.used}/{session.cap}"
-        + (f" · recalls {session.recalls}" if session.recalls else "")
+        f" · recalls {session.recalls} of {max_recalls}"
     ]
     lines += [f"-- note: {note}" for note in result.notes]
     return "\n".join(lines)
 
 
-def _answer(result: p.ContextResult) -> str:
-    return f"{result.text or '(nothing to inject)'}\n\n{_footer(result)}"
+def _answer(result: p.ContextResult, max_recalls: int) -> str:
+    """The tool's text; a request a limit refused is a tool error naming the limit (an agent
+    must not read "nothing to inject" as "memory has nothing")."""
+    limit = result.limit
+    if limit is not None and result.tokens == 0:  # refused, or cut until nothing fitted
+        raise ToolError(f"{limit.message} (limit {limit.name}: {limit.used} of {limit.max})")
+    body = result.text or "(no memory matched)"
+    return f"{body}\n\n{_footer(result, max_recalls)}"
 
 
-def _keep_turn(engine: Engine, session_id: str, text: str) -> None:
-    """The tool's input is the turn Nous sees of the agent's chat: kept after the answer (a
-    question that states nothing is not; capture off keeps nothing)."""
-    if text.strip() and "#" not in session_id:
+def _keep_turn(engine: Engine, session_id: str, task: str) -> None:
+    """What `nous_context`'s task states (a decision, a next step) is kept as the session's
+    notes, after the answer; the task itself is a tool's input, no memory (capture off keeps
+    nothing)."""
+    if task.strip() and "#" not in session_id:
         from nous.context import capture  # the chat-turn writer, imported on first use
 
-        capture.turn(engine, p.TurnParams(session_id=session_id, role="user", text=text))
+        params = p.TurnParams(session_id=session_id, role="user", text=task, tool="nous_context")
+        capture.turn(engine, params)
 
 
 def build(memory: Memory) -> MCPServer[Any]:
     """The MCP server with its four tools over `memory`."""
-    server: MCPServer[Any] = MCPServer(
+    server = Server(
         name="nous", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
@@ -147,9 +192,9 @@ def build(memory: Memory) -> MCPServer[Any]:
         )
 
         def work(engine: Engine) -> str:
-            answer = _answer(chat.context(engine, params))
-            _keep_turn(engine, memory.session_id, task)
-            return answer
+            answer = chat.context(engine, params)
+            _keep_turn(engine, memory.session_id, task)  # what the task states, not the task
+            return _answer(answer, memory.settings.max_recalls_per_session)
 
         return await call(ctx, work)
 
@@ -169,10 +214,8 @@ def build(memory: Memory) -> MCPServer[Any]:
             {"query": query, "kinds": kinds, "budget": budget, "sessionId": memory.session_id},
         )
 
-        def work(engine: Engine) -> str:
-            answer = _answer(chat.recall(engine, params))
-            _keep_turn(engine, memory.session_id, query)
-            return answer
+        def work(engine: Engine) -> str:  # a query asks: it is no memory, and never kept
+            return _answer(chat.recall(engine, params), memory.settings.max_recalls_per_session)
 
         return await call(ctx, work)
 

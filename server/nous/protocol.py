@@ -66,6 +66,10 @@ class ContextParams(Params):
     preview: bool = False
     """Only show what would be injected (Show Context for…, `@nous /context`): no chat turn is
     kept and the session records no injection (its feedback never judges what was only shown)."""
+    agent: bool = False
+    """The session is an agent's (agent-mode tools, a long-running connection): the agent's
+    recall limit and session cap apply (`agentMaxRecalls`, `agentSessionCap`), fixed when the
+    session is first opened."""
 
 
 class RecallParams(Params):
@@ -74,6 +78,10 @@ class RecallParams(Params):
     kinds: list[str] | None = Field(default=None, max_length=50)
     scope: str | None = Field(default=None, max_length=300)
     budget: int | None = Field(default=None, ge=1, le=1_000_000)
+    agent: bool = False
+    """The session is an agent's (agent-mode tools, a long-running connection): the agent's
+    recall limit and session cap apply (`agentMaxRecalls`, `agentSessionCap`), fixed when the
+    session is first opened."""
 
 
 class RememberParams(Params):
@@ -100,12 +108,19 @@ class TurnParams(Params):
     text: str = Field(max_length=MAX_TEXT)
     index: int | None = Field(default=None, ge=0, le=1_000_000)
     """The turn's place in the session; by default the one after the last kept."""
+    tool: Literal["nous_context", "nous_recall"] | None = None
+    """Set when the text is a tool call's input: a query (`nous_recall`) is no memory and is
+    never kept; of a task (`nous_context`) only the session notes it states (a decision, a next
+    step) are kept."""
 
 
 class TurnResult(Wire):
     session_id: str
     stored: bool
     """False when capture is off or the turn is small talk or empty."""
+    session_only: bool = False
+    """Kept for its own session's window only (a turn that only asks): never recalled in
+    another session."""
     id: str | None = None
     index: int | None = None
     notes: list[dict[str, str]] = Field(default_factory=list)
@@ -196,6 +211,17 @@ class SessionUse(Wire):
     """True when this answer was cut to fit the session cap."""
 
 
+class Limit(Wire):
+    """The limit an answer reached (SPEC §3): `recalls` (recalls per session) or `session-cap`
+    (tokens per session). `used` and `max` count the same thing the name says, after this
+    answer; `message` is the sentence to show the user."""
+
+    name: Literal["recalls", "session-cap"]
+    used: int
+    max: int
+    message: str
+
+
 class ContextResult(Wire):
     text: str
     tokens: int
@@ -209,6 +235,9 @@ class ContextResult(Wire):
     fingerprint: dict[str, Any] = Field(default_factory=dict)
     refresh: str | None = None
     notes: list[str] = Field(default_factory=list)
+    limit: Limit | None = None
+    """Set when a limit refused this answer (nothing injected) or cut it to fit; `None`
+    otherwise. A client shows `limit.message`."""
 
     @field_serializer("intent", "fingerprint")
     def _camel_keys(self, value: dict[str, Any]) -> dict[str, Any]:
@@ -274,6 +303,9 @@ class ListParams(Params):
     pinned: bool | None = None
     review: bool = False
     """Only what chat captured and nobody reviewed yet (the review queue)."""
+    captured: bool | None = None
+    """`true`: only what chat captured on its own (turns, session notes); `false`: only
+    project knowledge (harvested, committed, remembered on purpose)."""
     ids: list[str] | None = Field(default=None, max_length=500)
     origin: Literal["local", "team"] = "local"
     """`team`: the team store's memories of this project (SPEC §13), last updated first; the
@@ -356,6 +388,8 @@ class ListedMemory(Wire):
     tags: list[str]
     pinned: bool
     reviewed: bool
+    captured: bool = False
+    """Captured from a chat on its own (a turn or a session note), not project knowledge."""
     shared: bool = False
     """Kept in the team store too (SPEC §13)."""
     origin: Literal["local", "team"] = "local"

@@ -32,7 +32,13 @@ class Settings(BaseModel):
     session_cap: int = Field(default=3000, ge=50, le=1_000_000)
     """Tokens injected per chat session across startup, recalls and expands."""
     max_recalls_per_session: int = Field(default=2, ge=0, le=1000)
-    """How many `nous/recall` injections one session may make."""
+    """How many `nous/recall` injections one chat session may make (SPEC §3, seed 004)."""
+    agent_max_recalls: int = Field(default=40, ge=0, le=10_000)
+    """How many recalls one agent connection (`nous mcp`) may make: an agent runs many tasks
+    on one connection (SPEC §3), so its limit is not a chat's two."""
+    agent_session_cap: int = Field(default=24_000, ge=50, le=10_000_000)
+    """Tokens one agent connection may be given across startup contexts and recalls: room for
+    `agent_max_recalls` recalls at the default recall budget and a few startup contexts."""
     model_window_share: float = Field(default=0.15, gt=0, le=1)
     """Largest share of the model's context window (`modelMaxTokens`) a turn's context takes."""
 
@@ -67,6 +73,17 @@ class Settings(BaseModel):
         if value not in ENCODINGS:
             raise ValueError(f"must be one of {', '.join(ENCODINGS)}")
         return value
+
+
+def for_agent(settings: Settings) -> Settings:
+    """The settings an agent's connection runs with: a chat session's fields, with the agent's
+    recall limit and session cap in their place (one session policy, two sets of numbers)."""
+    return settings.model_copy(
+        update={
+            "max_recalls_per_session": settings.agent_max_recalls,
+            "session_cap": settings.agent_session_cap,
+        }
+    )
 
 
 def load(options: dict[str, object] | None) -> tuple[Settings, list[str]]:

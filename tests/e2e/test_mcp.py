@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client
 
 from nous.memory import tokens
 
-FOOTER = re.compile(r"-- nous: (\d+)/(\d+) tokens · session (\d+)/(\d+)")
+FOOTER = re.compile(r"-- nous: (\d+)/(\d+) tokens · session (\d+)/(\d+) · recalls (\d+) of (\d+)")
 
 
 def project(root: Path, name: str) -> Path:
@@ -91,7 +91,7 @@ async def test_mcp_tools_share_the_engine_budgets_and_cap(shop: tuple[Path, Path
 
         startup = await session.call_tool("nous_context", {"task": "change the checkout"})
         assert not startup.is_error, text(startup)
-        body, (used, budget, session_used, cap) = body_and_footer(text(startup))
+        body, (used, budget, session_used, cap, _, _) = body_and_footer(text(startup))
         assert budget == 2000 and 0 < used == session_used
         # the same engine as the command line: the same startup text for the same task
         cli = subprocess.run(
@@ -105,18 +105,12 @@ async def test_mcp_tools_share_the_engine_budgets_and_cap(shop: tuple[Path, Path
             "nous_recall", {"query": "how do we take card payments?", "budget": 40}
         )
         assert not recalled.is_error, text(recalled)
-        body, (used, budget, session_used, cap) = body_and_footer(text(recalled))
+        body, (used, budget, session_used, cap, recalls, most) = body_and_footer(text(recalled))
         assert budget == 40 and used <= 40
         assert tokens.counter().count(body) <= 40, body
         assert "PaymentGateway" in body
-        assert cap == 3000 and session_used > 0
-
-        # the default session allows two recalls; the third is refused inside the tool result
-        await session.call_tool("nous_recall", {"query": "release procedure"})
-        third = await session.call_tool("nous_recall", {"query": "release procedure"})
-        assert not third.is_error
-        assert "recall limit reached" in text(third)
-        assert body_and_footer(text(third))[1][0] == 0
+        # an agent's connection has the agent's limits, not a chat's 3,000 tokens and 2 recalls
+        assert (cap, recalls, most) == (24_000, 1, 40) and session_used > 0
 
 
 @pytest.mark.timeout(900)
@@ -153,14 +147,32 @@ async def test_remember_redacts_forget_retires_and_bad_arguments_are_tool_errors
             ),
             ("nous_forget", {"id": "no-such-id"}, "no memory with id"),
             ("nous_nothing", {}, "nous_nothing"),
+            # the SDK's own argument checks, in the agent's words too (issue 26)
+            ("nous_recall", {"query": 5}, "invalid argument query: must be text"),
+            ("nous_recall", {"query": "x", "kinds": "decision"}, "kinds: must be a list"),
+            ("nous_recall", {"query": "x", "kinds": ["decison"]}, "invalid kind 'decison'"),
+            (
+                "nous_remember",
+                {"kind": "banana", "content": "Bananas are yellow."},
+                "decision, fact",
+            ),
+            (
+                "nous_remember",
+                {"kind": "fact", "content": "x", "tags": "a"},
+                "tags: must be a list",
+            ),
         ]:
             refused = await session.call_tool(name, arguments)
             assert refused.is_error, (name, arguments, text(refused))
             assert expected in text(refused), text(refused)
+            assert "pydantic" not in text(refused) and "http" not in text(refused), text(refused)
+            assert "validation error" not in text(refused), text(refused)
 
-        forgotten = await session.call_tool("nous_forget", {"id": memory_id})
+        forgotten = await session.call_tool("nous_forget", {"id": memory_id[:8]})  # a prefix
         assert not forgotten.is_error, text(forgotten)
         assert memory_id in text(forgotten)
+        again = await session.call_tool("nous_forget", {"id": memory_id})
+        assert again.is_error and "already forgotten" in text(again), text(again)
         # the server survived every refusal and still answers
         after = await session.call_tool("nous_recall", {"query": "release procedure"})
         assert not after.is_error and "tag vX.Y.Z" in text(after)
@@ -208,7 +220,7 @@ def test_mcp_refuses_a_missing_workspace_before_speaking(tmp_path: Path) -> None
 
 
 @pytest.mark.timeout(900)
-async def test_an_agents_task_is_kept_as_its_sessions_turn_and_opens_the_next_session(
+async def test_what_an_agents_task_states_opens_the_next_session_and_the_task_is_not_kept(
     shop: tuple[Path, Path],
 ) -> None:
     db, folder = shop
@@ -226,6 +238,83 @@ async def test_an_agents_task_is_kept_as_its_sessions_turn_and_opens_the_next_se
         [sys.executable, "-m", "nous", "--db", str(db), "--json", "list", "--limit", "100"],
         cwd=folder, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
-    sources = [m["source"] for m in json.loads(rows.stdout)["items"]]
-    assert "chat:agent-a#0" in sources
-    assert not [s for s in sources if s.startswith("chat:agent-a#") and s != "chat:agent-a#0"]
+    kept = [(m["kind"], m["source"]) for m in json.loads(rows.stdout)["items"]]
+    assert ("note", "chat:agent-a#0") in kept
+    # the task is a tool's input: its notes are kept, the task is not (nor the recall's query)
+    assert not [
+        k for k in kept if k[1].startswith("chat:agent-a#") and k != ("note", "chat:agent-a#0")
+    ]
+
+
+QUERIES = [
+    "postgres orders storage {i}",
+    "how do we take card payments? ({i})",
+    "release procedure step {i}",
+    "use recall: how is money stored {i}",
+]
+
+
+async def _twenty_recalls(session: ClientSession) -> list[types.CallToolResult]:
+    return [
+        await session.call_tool("nous_recall", {"query": QUERIES[i % 4].format(i=i)})
+        for i in range(20)
+    ]
+
+
+@pytest.mark.timeout(900)
+async def test_twenty_recalls_are_answered_or_refused_naming_the_limit_and_none_is_kept(
+    shop: tuple[Path, Path],
+) -> None:
+    db, folder = shop
+    # the agent's defaults: twenty recalls on one connection are all answered, counted once each
+    async with connect(db, folder) as session:
+        answers = await _twenty_recalls(session)
+    for n, answer in enumerate(answers, start=1):
+        assert not answer.is_error, text(answer)
+        _, (_, _, session_used, cap, recalls, most) = body_and_footer(text(answer))
+        assert (recalls, most) == (n, 40) and session_used <= cap
+    assert any("PaymentGateway" in text(a) for a in answers)
+
+    # a connection with a small recall limit: five answered, then a tool error naming the limit,
+    # with the same count every time (refused recalls are not counted)
+    async with connect(db, folder, "--max-recalls", "5") as session:
+        answers = await _twenty_recalls(session)
+    assert [a.is_error for a in answers] == [False] * 5 + [True] * 15
+    assert body_and_footer(text(answers[4]))[1][4:] == (5, 5)
+    for refused in answers[5:]:
+        assert "recall limit reached: 5 of 5 recalls" in text(refused), text(refused)
+        assert "(limit recalls: 5 of 5)" in text(refused)
+
+    # a small session cap: answered (cut to fit, and said so) until nothing fits, then a tool
+    # error naming the cap, every time after
+    async with connect(db, folder, "--session-cap", "100") as session:
+        answers = [
+            await session.call_tool("nous_recall", {"query": "how do we take card payments?", "budget": 60})
+            for _ in range(6)
+        ]  # fmt: skip
+    errors = [a.is_error for a in answers]
+    assert errors[0] is False and True in errors, [text(a) for a in answers]
+    assert errors[errors.index(True) :] == [True] * (6 - errors.index(True))
+    for answer in answers:
+        if answer.is_error:
+            assert "(limit session-cap:" in text(answer) and "of 100)" in text(answer), text(answer)
+        else:
+            _, (used, _, session_used, cap, _, _) = body_and_footer(text(answer))
+            assert used > 0 and session_used <= cap == 100
+
+    # the next connection: nothing any agent asked came back as a memory
+    asked = [q.format(i=i) for i in range(20) for q in QUERIES]
+    async with connect(db, folder) as session:
+        later = [
+            text(await session.call_tool("nous_recall", {"query": q, "budget": 400}))
+            for q in ("where are orders stored", "postgres orders storage 3", "how is money stored")
+        ]
+    for answer in later:
+        assert "postgres orders storage" not in answer and "use recall" not in answer, answer
+    listed = subprocess.run(
+        [sys.executable, "-m", "nous", "--db", str(db), "--json", "list", "--limit", "100"],
+        cwd=folder, capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    contents = [m["content"] for m in json.loads(listed.stdout)["items"]]
+    assert len(contents) == 3, contents  # the three memories the test started with
+    assert not [c for c in contents if any(q in c for q in asked)]

@@ -110,17 +110,24 @@ async def test_an_agent_mode_tool_call_is_kept_as_its_chats_turn(client: Languag
     startup = as_dict(await call(client, "nous/context", {"input": TASK, "mode": "startup",
                                                           "sessionId": AGENT}))  # fmt: skip
     assert startup["session"]["id"] == AGENT
-    kept = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user", "text": TASK}))  # fmt: skip
-    assert kept["stored"] and kept["index"] == 0
+    kept = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user",
+                                                    "text": TASK, "tool": "nous_context"}))  # fmt: skip
+    # a tool's input is no memory (issue 26): what it states is kept as notes, not the task
+    assert kept["stored"] and kept["index"] == 0 and kept["id"] is None
     tags = {n["tag"] for n in kept["notes"]}
     assert {"dec", "next"} <= tags, kept["notes"]
 
-    # nous_recall (#nousRecall): a bare question asks and tells nothing; it is not kept
+    # nous_recall (#nousRecall): a query asks and tells nothing; it is not kept
     query = "where do refunds go?"
     recalled = as_dict(await call(client, "nous/recall", {"query": query, "sessionId": AGENT}))
     assert recalled["session"]["id"] == AGENT
-    asked = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user", "text": query}))  # fmt: skip
+    asked = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user",
+                                                     "text": query, "tool": "nous_recall"}))  # fmt: skip
     assert asked["stored"] is False
+    # reported as a plain chat turn (a client that does not say it is a tool's), the question
+    # is kept for its own session's window only
+    plain = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user", "text": query}))  # fmt: skip
+    assert plain["stored"] and plain["sessionOnly"] and plain["index"] == 1
 
     # the next chat starts where this one ended
     later = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "agent-next"})  # fmt: skip
@@ -130,6 +137,6 @@ async def test_an_agent_mode_tool_call_is_kept_as_its_chats_turn(client: Languag
 
     # and the agent chat is forgotten whole like any other
     forgotten = as_dict(await call(client, "nous/forgetSession", {"sessionId": AGENT}))
-    assert forgotten["forgotten"] == 1 + len(kept["notes"])
+    assert forgotten["forgotten"] == len(kept["notes"]) + 1  # the notes and the plain question
     after = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "agent-after"})  # fmt: skip
     assert not [i for i in items(after) if "nightly job" in i["text"]]

@@ -51,7 +51,47 @@ async def test_the_turn_that_asked_does_not_keep_the_answer_out(client: Language
                                                        "sessionId": "x-1"}))  # fmt: skip
     assert "SQLite with FTS5" in found["text"], found["dropped"]
     assert asked not in found["text"]
-    # nor is another session: a question asks and tells nothing, so it is not kept as a turn
+    # nor is another session: a turn that only asks is kept for its own session's window only
     other = as_dict(await call(client, "nous/recall", {"query": "how do we store memories",
                                                        "sessionId": "x-2"}))  # fmt: skip
     assert "SQLite with FTS5" in other["text"] and asked not in other["text"]
+
+
+SETTLED = (
+    "We decided to compute shipping fees by parcel weight, not a flat rate. "
+    "Next step: add a carrier_rates migration with the weight tiers."
+)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_chat_run_leaves_only_what_earns_its_place(client: LanguageClient) -> None:
+    # one chat as the VS Code e2e drives it: a prompt that only asks, a reply that echoes the
+    # injected context back, then a reply that settles something
+    asked = "use recall: how is money stored in the shop"
+    context = as_dict(await call(client, "nous/context", {"input": asked, "mode": "turn",
+                                                          "sessionId": "y-1"}))  # fmt: skip
+    bullets = [line for line in context["text"].splitlines() if line.startswith("- ")]
+    assert bullets, context["text"]
+    echo = (f"FAKE MODEL ANSWER: I received 2 messages and 3 tools.\n\nThe first message "
+            f"({len(context['text'])} characters) held these lines:\n\n" + "\n".join(bullets))  # fmt: skip
+    await call(client, "nous/feedback", {"sessionId": "y-1", "response": echo})
+    await call(client, "nous/context", {"input": "ok, let's settle the shipping fees then",
+                                        "mode": "turn", "sessionId": "y-1"})  # fmt: skip
+    await call(client, "nous/feedback", {"sessionId": "y-1", "response": SETTLED})
+
+    # then inspect the store
+    listed = as_dict(await call(client, "nous/list", {"limit": 500, "captured": True}))
+    kept = {m["content"]: m for m in listed["items"]}
+    assert not [c for c in kept if "FAKE MODEL" in c or "held these lines" in c], list(kept)
+    assert kept[asked]["tags"] == ["asking", "chat", "role:user"] and kept[asked]["captured"]
+    notes = sorted(c for c, m in kept.items() if m["kind"] == "note")
+    assert "next: add a carrier_rates migration with the weight tiers." in notes, notes
+    assert not [n for n in notes if n.lower().startswith(("next: next", "dec: decision"))]
+    knowledge = as_dict(await call(client, "nous/list", {"limit": 500, "captured": False}))
+    assert not [m for m in knowledge["items"] if m["source"].startswith("chat:")]
+
+    # another session never gets the question back
+    other = as_dict(await call(client, "nous/recall", {"query": "how is money stored",
+                                                       "sessionId": "y-2"}))  # fmt: skip
+    assert not [i for s in other["sections"] for i in s["items"] if i["source"] == "chat:y-1#0"]
+    assert asked not in other["text"] and "integer cents" in other["text"]

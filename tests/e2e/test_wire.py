@@ -20,7 +20,7 @@ CAMEL = re.compile(r"^[a-z0-9][A-Za-z0-9]*$")
 
 CONTEXT_KEYS = {
     "text", "tokens", "budget", "frame", "mode", "intent", "sections", "dropped", "session",
-    "fingerprint", "refresh", "notes",
+    "fingerprint", "refresh", "notes", "limit",
 }  # fmt: skip
 RECORD_KEYS = {
     "id", "kind", "scope", "content", "summary", "micro", "createdAt", "updatedAt", "lastSeenAt",
@@ -102,6 +102,23 @@ def test_recall_and_the_budget_notification(wire: Wire, ids: dict[str, str]) -> 
     assert set(budget["params"]) == {"sessionId", "used", "cap", "layers", "project", "team"}
     assert budget["params"]["team"] == "off"  # no team store here
     assert budget["params"]["sessionId"] == "w1" and budget["params"]["used"] == result["session"]["used"]  # fmt: skip
+    assert result["limit"] is None
+
+
+def test_a_recall_past_the_chat_limit_carries_the_limit_for_the_client(wire: Wire) -> None:
+    answers = [wire.call("nous/recall", {"query": "where do sessions live", "sessionId": "w-limit"})
+               for _ in range(3)]  # fmt: skip
+    assert [a["limit"] for a in answers[:2]] == [None, None]
+    third = answers[2]
+    assert third["tokens"] == 0 and third["session"]["recalls"] == 2
+    message = "recall limit reached: 2 of 2 recalls used in this session; start a new session to recall more"  # fmt: skip
+    assert third["limit"] == {"name": "recalls", "used": 2, "max": 2, "message": message}
+    assert third["notes"] == [message]
+    # an agent's session (agent-mode tools): the agent's limits, not a chat's
+    agent = [wire.call("nous/recall", {"query": "where do sessions live", "sessionId": "w-agent",
+                                       "agent": True}) for _ in range(3)]  # fmt: skip
+    assert [a["limit"] for a in agent] == [None] * 3
+    assert agent[2]["session"]["recalls"] == 3 and agent[2]["session"]["cap"] == 24_000
 
 
 def test_context(wire: Wire, ids: dict[str, str]) -> None:

@@ -85,3 +85,17 @@ def test_source_filters_agree_with_source_type(store: MemoryStore) -> None:
         assert {i.memory.source for i in found.items} == {
             s for s in sources if browse.source_type(s) == kind
         }
+
+
+def test_captures_are_told_apart_from_project_knowledge(store: MemoryStore) -> None:
+    turn = add(store, "episode", "We moved the nightly export to 04:30.", source="chat:s1#0")
+    note = add(store, "note", "next: add the export tests.", source="chat:s1#0")
+    remembered = add(store, "decision", "Exports run nightly.", source="chat")
+    harvested = add(store, "convention", "Money is integer cents.", source="file:AGENTS.md#money")
+    captured = browse.page(store, browse.Filters(SCOPE, captured=True))
+    knowledge = browse.page(store, browse.Filters(SCOPE, captured=False))
+    assert {i.memory.id for i in captured.items} == {turn, note}
+    assert {i.memory.id for i in knowledge.items} == {remembered, harvested}
+    assert [browse.captured(store.get(i)) for i in (turn, note, remembered, harvested)] == [
+        True, True, False, False,
+    ]  # fmt: skip

@@ -58,15 +58,46 @@ def test_capture_off_or_small_talk_stores_nothing(real_store: MemoryStore) -> No
     assert real_store.memory_count() == 0
 
 
-def test_questions_and_nous_own_output_are_not_kept(real_store: MemoryStore) -> None:
-    """A user's question asks and tells nothing; a reply quoting what Nous injected would be a
-    memory of a memory. A question that also states a decision keeps its turn and note."""
+def test_questions_are_session_only_and_nous_own_output_is_not_kept(
+    real_store: MemoryStore,
+) -> None:
+    """A user's question asks and tells nothing: kept for its session's window only (tagged
+    `asking`). A reply quoting what Nous injected, or talking about its tools, would be a memory
+    of a memory. A question that also states a decision keeps its turn and note."""
     folder = Folder(real_store)
-    assert said(folder, "q", "how do we store memories in this project?").stored is False
+    for asked in ("how do we store memories in this project?",
+                  "use recall: how do we store memories", "postgres orders storage 0"):  # fmt: skip
+        kept = said(folder, "q", asked)
+        assert kept.stored and kept.session_only, asked
+        assert turns.ASKING in real_store.get(kept.id or "").tags
     quoted = "Here is what I got:\n\n```memories (recorded data, not instructions)\n- SQLite\n```"
     assert said(folder, "q", quoted, "assistant").stored is False
+    echoed = "FAKE MODEL ANSWER: I received 2 messages.\n\n- (decision) Orders live in Postgres."
+    assert said(folder, "q", echoed, "assistant").stored is False
+    tools = "FAKE MODEL ANSWER: the startup context from nous_context had 812 characters."
+    assert said(folder, "q", tools, "assistant").stored is False
     both = said(folder, "q", "We decided to keep SQLite. How do we back it up?")
-    assert both.stored and [n["tag"] for n in both.notes] == ["dec"]
+    assert both.stored and not both.session_only and [n["tag"] for n in both.notes] == ["dec"]
+    stated = said(folder, "q", "The orders table lives in Postgres, partitioned by month.")
+    assert stated.stored and not stated.session_only
+
+
+def test_a_tool_query_is_no_memory_and_a_tools_task_leaves_only_its_notes(
+    real_store: MemoryStore,
+) -> None:
+    folder = Folder(real_store)
+
+    def tool(name: str, text: str) -> capture.TurnResult:
+        params = TurnParams(session_id="t", role="user", text=text, tool=name)  # type: ignore[arg-type]
+        return capture.turn(folder, params)
+
+    assert tool("nous_recall", "postgres orders storage 0").stored is False
+    assert tool("nous_context", "fix the checkout page totals").stored is False
+    task = tool("nous_context", "Drop the CSV export. Next step: add the nightly export tests.")
+    assert task.stored and task.id is None and [n["tag"] for n in task.notes] == ["next"]
+    assert real_store.memory_count() == 1  # the note, no turn
+    assert real_store.get(task.notes[0]["id"]).content == "next: add the nightly export tests."
+    assert tool("nous_context", "We decided to ship on Fridays.").index == 1  # after the note
 
 
 SAME = "We decided to ship the importer behind a feature flag."

@@ -67,6 +67,23 @@ def test_go_mod_and_folder_fallbacks(tmp_path: Path) -> None:
     assert project.origin == str(plain.resolve()) and project.key.startswith("plain-folder-")
 
 
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("github.com/acme/widget/v2", "widget"),
+        ("github.com/acme/widget/v10", "widget"),
+        ('"github.com/acme/widget/v3" // quoted', "widget"),
+        ("gopkg.in/yaml.v3", "yaml.v3"),
+        ("example.com/tools/v1", "v1"),  # v1 is never a suffix in Go
+    ],
+)
+def test_a_go_modules_major_version_suffix_is_not_its_name(
+    tmp_path: Path, module: str, name: str
+) -> None:
+    (tmp_path / "go.mod").write_text(f"module {module}\n\ngo 1.22\n")
+    assert identity.resolve(tmp_path).name == name
+
+
 def test_broken_manifest_falls_through(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "pyproject.toml").write_text("this is [not toml")

@@ -39,7 +39,10 @@ def test_confirmation_promotes_fact_to_core_after_three() -> None:
     ],
 )
 def test_invalid_transitions_are_refused_by_name(kind: str, current: str, target: str) -> None:
-    with pytest.raises(InvalidTransition, match=f"a {kind} cannot go from"):
+    article = "an" if kind[0] in "aeiou" else "a"
+    with pytest.raises(
+        InvalidTransition, match=f"{article} {kind} that is '{current}' cannot become"
+    ):
         lifecycle.check(kind, current, target)
 
 

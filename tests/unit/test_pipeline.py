@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from nous import settings as settings_module
 from nous.context import chat, pipeline
 from nous.context import config as configs
 from nous.engine import Engine
@@ -255,6 +256,26 @@ def test_session_cap_across_startup_recalls_expand_and_restart(
     assert use.used <= 3000 and use.remaining == 3000 - use.used
     third = chat.recall(restarted, RecallParams(query="anything", session_id="chat-1"))
     assert third.tokens == 0 and any("recall limit" in n for n in third.notes)
+    # refused, not counted: the limit and the session say the same count
+    assert third.session.recalls == 2 and third.limit is not None
+    assert (third.limit.name, third.limit.used, third.limit.max) == ("recalls", 2, 2)
+    assert r2.limit is not None and r2.limit.name == "session-cap" and r2.limit.max == 3000
+    assert r2.limit.used == r2.session.used
+
+
+def test_an_agents_settings_fit_a_long_connection(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    e = engine(tmp_path, real_embedder)
+    e.import_file()
+    e.settings = settings_module.for_agent(e.settings)
+    answers = [
+        chat.recall(e, RecallParams(query=f"sqlite writes {n}", session_id="agent-1"))
+        for n in range(20)
+    ]
+    assert [a.limit for a in answers] == [None] * 20
+    assert [a.session.recalls for a in answers] == list(range(1, 21))
+    assert answers[-1].session.cap == 24_000
 
 
 def test_turn_budget_is_capped_by_the_model_window(

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from nous.context import echo, notes
 from nous.context import intent as intents
-from nous.context import notes
 from nous.memory import renderings, turns
 from nous.memory.embedder import Vector
-from nous.memory.model import Draft
+from nous.memory.model import KINDS, Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import ForgetSessionResult, TurnParams, TurnResult
 from nous.settings import Settings
@@ -27,7 +27,11 @@ MIN_WORDS = 3
 """A turn shorter than this ("ok", "thanks!") is not kept."""
 _OWN_OUTPUT = re.compile(
     r"context from Nous, the user's local memory|\(Nous: \d+ memor(?:y|ies) \(\d+ tokens\)|"
-    r"```memories \(recorded data, not instructions\)"
+    r"```memories \(recorded data, not instructions\)|"
+    # talk about the memory tools themselves, or lines quoted from a rendered answer
+    r"\b(?:nous_(?:context|recall|remember|forget)|#nous(?:Context|Recall))\b|"
+    rf"^\s*- (?:\((?:{'|'.join(KINDS)})\)|WARN:|BLOCK:|\[[^\]\s][^\]\n]{{2,80}}\]) ",
+    re.M,
 )
 
 
@@ -41,9 +45,12 @@ class Folder(Protocol):
 
 def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> TurnResult:
     """Keep one turn and the notes it holds; `stored` is False when capture is off or the turn
-    is empty, too short, small talk, a user's question that states nothing, or Nous's own
-    injected text quoted back. `vector` is the text's embedding when the caller has it (a
-    `nous/context` turn embedded its input already: it is not embedded twice)."""
+    is empty, too short, small talk, Nous's own injected text quoted back or talk about its
+    tools, or a tool call's input that states nothing (a query is no memory: of a tool's input
+    only the notes are kept). A user's turn that only asks (`echo.asks_only`) is kept for its
+    session's window (`session_only`), never recalled in another session. `vector` is the
+    text's embedding when the caller has it (a `nous/context` turn embedded its input already:
+    it is not embedded twice)."""
     text = params.text.strip()
     skipped = TurnResult(session_id=params.session_id, stored=False)
     if not folder.settings.capture or len(text.split()) < MIN_WORDS:
@@ -52,21 +59,26 @@ def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> Tu
     if intent.greeting or _OWN_OUTPUT.search(text):
         return skipped  # small talk; or a reply quoting what Nous injected (memory of memory)
     drawn_notes = notes.draw(text)
-    if params.role == "user" and intent.question and not drawn_notes:
-        return skipped  # a question asks, it tells nothing (and would be recalled as an answer)
+    if params.tool == "nous_recall" or (params.tool is not None and not drawn_notes):
+        return skipped  # a tool's query asks of memory: it is none
+    asking = params.role == "user" and not drawn_notes and echo.asks_only(text)
     store = folder.store
     scope = folder.resolve_scope(None)  # the project's scope
     index = params.index
     if index is None:
         index = _next_index(store, params.session_id, scope)
-    kept = store.remember(
-        turns.draft(params.session_id, index, text, scope=scope, tags=[f"role:{params.role}"]),
-        (text, vector) if vector is not None else None,
-    )
+    kept_id: str | None = None
+    if params.tool is None:  # a chat turn; of a tool's input only what it states is kept
+        tags = [f"role:{params.role}", *([turns.ASKING] if asking else [])]
+        kept = store.remember(
+            turns.draft(params.session_id, index, text, scope=scope, tags=tags),
+            (text, vector) if vector is not None else None,
+        )
+        kept_id = kept.memory.id
     drawn: list[dict[str, str]] = []
     for note in drawn_notes:
         written = store.remember(
-            Draft(kind="note", content=f"{note.tag}: {note.text}", scope=scope,
+            Draft(kind="note", content=notes.content(note), scope=scope,
                   tags=[note.tag, turns.TAG],
                   source=turns.source(params.session_id, index))
         )  # fmt: skip
@@ -74,8 +86,9 @@ def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> Tu
             _supersede_older(store, written.memory.id, scope)
         drawn.append({"id": written.memory.id, "tag": note.tag, "text": written.memory.content})
     return TurnResult(
-        session_id=params.session_id, stored=True, id=kept.memory.id, index=index, notes=drawn
-    )
+        session_id=params.session_id, stored=True, session_only=asking, id=kept_id,
+        index=index, notes=drawn,
+    )  # fmt: skip
 
 
 def forget_session(folder: Folder, session_id: str) -> ForgetSessionResult:
@@ -88,10 +101,10 @@ def forget_session(folder: Folder, session_id: str) -> ForgetSessionResult:
 
 
 def _next_index(store: MemoryStore, session: str, scope: str) -> int:
-    kept = [
+    kept = [  # turns and the notes of a tool's input (kept without its turn)
         at[1]
         for _, kind, source in store.session_rows(session, scope)
-        if kind == "episode" and (at := turns.position(source)) is not None
+        if kind in ("episode", "note") and (at := turns.position(source)) is not None
     ]
     return max(kept, default=-1) + 1
 

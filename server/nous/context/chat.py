@@ -14,8 +14,9 @@ from nous.context import frame as frames
 from nous.context import pipeline
 from nous.context import session as sessions
 from nous.context.config import Config
+from nous.errors import InvalidMemory
 from nous.memory.embedder import Vector
-from nous.memory.model import Memory
+from nous.memory.model import KINDS, Memory
 from nous.memory.store import MemoryStore
 from nous.memory.usage import Session
 from nous.protocol import (
@@ -24,11 +25,12 @@ from nous.protocol import (
     FeedbackParams,
     FeedbackResult,
     Item,
+    Limit,
     RecallParams,
     SessionUse,
     TurnParams,
 )
-from nous.settings import Settings
+from nous.settings import Settings, for_agent
 
 
 class Folder(Protocol):
@@ -48,16 +50,22 @@ class Folder(Protocol):
     def own(self, memory_id: str) -> Memory: ...
 
 
-def _session(folder: Folder, session_id: str | None) -> Session:
-    return sessions.open_session(
-        folder.store, session_id, folder.project_key, folder.settings.session_cap
-    )
+def _session(folder: Folder, session_id: str | None, settings: Settings | None = None) -> Session:
+    """The session row (its cap is set when it is first opened: `settings`' session cap)."""
+    cap = (settings or folder.settings).session_cap
+    return sessions.open_session(folder.store, session_id, folder.project_key, cap)
+
+
+def _limits(folder: Folder, agent: bool) -> Settings:
+    """The folder's settings, with an agent's recall limit and session cap for an agent's
+    session (SPEC §3: an agent's connection runs many tasks)."""
+    return for_agent(folder.settings) if agent else folder.settings
 
 
 def context(folder: Folder, params: ContextParams) -> ContextResult:
     """`nous/context`: startup (counted against the session cap) or turn mode."""
-    store, settings = folder.store, folder.settings
-    session = _session(folder, params.session_id)
+    store, settings = folder.store, _limits(folder, params.agent)
+    session = _session(folder, params.session_id, settings)
     folder.last_session = params.session_id or folder.last_session
     frame = frames.select(params.input, params.frame)
     text = params.input.strip()
@@ -68,7 +76,10 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         requested = params.budget or folder.config.frames.budgets.get(frame, 3000)
         if params.model_max_tokens:
             requested = min(requested, int(params.model_max_tokens * settings.model_window_share))
-    granted, note = sessions.grant(session, params.mode, requested)
+    granted, limit = sessions.grant(session, params.mode, requested)
+    if limit is not None and granted == 0:  # the session cap is spent: a clear no
+        return sessions.refused(session, params.mode, frame, limit)
+    note = limit.message if limit else None
     refresh = (
         sessions.refresh_reason(folder.config, session, vector, frame)
         if params.session_id and params.mode == "turn"
@@ -90,10 +101,11 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
     )  # fmt: skip
     result.refresh = refresh
     if params.preview:  # shown, not injected: the session and the chat's memory stay as they were
-        result.session = sessions.use_of(session, cut=bool(note))
+        result.session = sessions.use_of(session, cut=limit is not None)
+        result.limit = limit
         return result
     topic = vector if params.session_id else None
-    answer = _finish(store, session, result, params.mode == "startup", bool(note), topic)
+    answer = _finish(store, session, result, params.mode == "startup", limit, topic)
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
         _keep(folder, params.session_id, "user", text, vector)
     return answer
@@ -112,13 +124,19 @@ def _keep(
 
 def recall(folder: Folder, params: RecallParams) -> ContextResult:
     """`nous/recall`: the recall budget, at most `max_recalls_per_session` per session."""
-    settings = folder.settings
-    session = _session(folder, params.session_id)
+    settings = _limits(folder, params.agent)
+    unknown = [k for k in params.kinds or () if k.strip().lower() not in KINDS]
+    if unknown:  # the same rule as a memory's kind (`check_kind`): named, with the list
+        raise InvalidMemory(f"kinds: invalid kind {unknown[0]!r}: use one of {', '.join(KINDS)}")
+    session = _session(folder, params.session_id, settings)
     folder.last_session = params.session_id or folder.last_session
     requested = params.budget or settings.recall_budget
-    granted, note = sessions.recall_grant(
+    granted, limit = sessions.recall_grant(
         session, bool(params.session_id), requested, settings.max_recalls_per_session
     )
+    if limit is not None and granted == 0:  # refused: not assembled, not counted
+        return sessions.refused(session, "recall", frames.select(params.query, None), limit)
+    note = limit.message if limit else None
     view = folder.view()
     if params.scope:
         wanted = folder.resolve_scope(params.scope)
@@ -128,7 +146,7 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
         ]
     result = assemble_recall(folder.store, folder.config, view, params.query, granted,
                              params.kinds, note, params.session_id)  # fmt: skip
-    return _finish(folder.store, session, result, True, granted < requested, None)
+    return _finish(folder.store, session, result, True, limit, None)
 
 
 def assemble_recall(
@@ -183,11 +201,13 @@ def _finish(
     session: Session,
     result: ContextResult,
     counted: bool,
-    cut: bool,
+    limit: Limit | None,
     topic: Vector | None,
 ) -> ContextResult:
     sessions.record(store, session, result, counted, topic)
-    result.session = sessions.use_of(session, cut=cut)
+    result.session = sessions.use_of(session, cut=limit is not None)
+    if limit is not None:  # cut to fit: the count after this answer
+        result.limit = limit.model_copy(update={"used": session.used})
     return result
 
 
@@ -208,14 +228,14 @@ def expand(folder: Folder, memory_id: str, session_id: str | None) -> tuple[Memo
     store = folder.store
     session = _session(folder, session_id)
     cost = store.counter.count(memory.content)
-    granted, note = sessions.grant(session, "expand", cost)
-    if note:
+    granted, limit = sessions.grant(session, "expand", cost)
+    if limit is not None:
         memory = memory.model_copy(
             update={"content": store.counter.truncate(memory.content, granted)}
         )
     session.injected.append({"id": memory.id, "text": memory.summary, "judged": False})
     store.save_session(session, min(cost, granted))
-    return memory, sessions.use_of(session, cut=bool(note))
+    return memory, sessions.use_of(session, cut=limit is not None)
 
 
 def session_use(folder: Folder) -> SessionUse | None:

@@ -81,6 +81,21 @@ def draw(text: str) -> list[Note]:
     return out
 
 
+_LABEL = {
+    "next": r"next(?: steps?| up)?|todo|to do|follow[- ]ups?|remaining|left to do",
+    "dec": r"decision|decided",
+    "impl": r"done|implemented",
+    "block": r"blocker|blocked",
+}
+
+
+def content(note: Note) -> str:
+    """The stored text of a note: its tag, then the sentence without a label that only says the
+    tag again (`next: add the tests`, never `next: Next step: add the tests`)."""
+    text = re.sub(rf"^(?:{_LABEL[note.tag]})\s*[:\-–]\s*", "", note.text, flags=re.I)
+    return f"{note.tag}: {text or note.text}"
+
+
 def _classify(sentence: str) -> str | None:
     if sentence.endswith("?") or len(sentence.split()) < MIN_WORDS or _CHATTER.match(sentence):
         return None

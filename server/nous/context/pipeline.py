@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nous.context import budget, dedup, items, profiles, relevance, search
+from nous.context import budget, dedup, echo, items, profiles, relevance, search
 from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
@@ -482,6 +482,7 @@ def _filter(
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     candidates = _chat_turns_out(req, candidates, work)
+    candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (§10)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
     # A chat turn must be competitive with the best document: in a store of turns alone their
     # LoCoMo-calibrated floor holds, beside harvested docs that answer it stays out.

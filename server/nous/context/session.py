@@ -15,7 +15,7 @@ from nous.memory import usage
 from nous.memory.embedder import Vector
 from nous.memory.interface import Store
 from nous.memory.usage import Session
-from nous.protocol import ContextResult, FeedbackResult, SessionUse
+from nous.protocol import ContextResult, FeedbackResult, Limit, SessionUse
 
 COUNTED_MODES = frozenset({"startup", "recall", "expand"})
 
@@ -34,26 +34,51 @@ def open_session(store: Store, session_id: str | None, project: str, cap: int) -
 
 def recall_grant(
     session: Session, counted: bool, requested: int, max_recalls: int
-) -> tuple[int, str | None]:
+) -> tuple[int, Limit | None]:
     """`grant` for a recall, with the per-session recall limit (`counted`: a chat session's,
-    not an ad-hoc one)."""
+    not an ad-hoc one). A refused recall grants 0 and is not counted as one."""
     if counted and session.recalls >= max_recalls:
-        return 0, (
-            f"recall limit reached: {session.recalls} of {max_recalls} recalls used in this session"
-        )
+        return 0, Limit(
+            name="recalls", used=session.recalls, max=max_recalls,
+            message=f"recall limit reached: {session.recalls} of {max_recalls} recalls used in "
+            "this session; start a new session to recall more",
+        )  # fmt: skip
     return grant(session, "recall", requested)
 
 
-def grant(session: Session, mode: str, requested: int) -> tuple[int, str | None]:
-    """The budget this request may use, and the note to show when it was cut."""
+def grant(session: Session, mode: str, requested: int) -> tuple[int, Limit | None]:
+    """The budget this request may use, and the limit that cut it (0: refused), if any."""
     if mode not in COUNTED_MODES:
         return requested, None
     remaining = max(0, session.cap - session.used)
     if requested <= remaining:
         return requested, None
-    return remaining, (
-        f"cut to {remaining} tokens: the session has used {session.used} of its {session.cap}"
-    )
+    if remaining == 0:
+        message = (
+            f"session cap reached: {session.used:,} of {session.cap:,} tokens used in this "
+            "session; start a new session for more"
+        )
+    elif requested > session.cap:
+        message = (
+            f"budget {requested:,} is above the session cap of {session.cap:,} tokens: "
+            f"cut to {remaining:,}"
+        )
+    else:
+        message = (
+            f"cut to {remaining:,} tokens: the session has used {session.used:,} of its "
+            f"{session.cap:,}"
+        )
+    return remaining, Limit(name="session-cap", used=session.used, max=session.cap,
+                            message=message)  # fmt: skip
+
+
+def refused(session: Session, mode: str, frame: str, limit: Limit) -> ContextResult:
+    """The answer to a request a limit refused: nothing injected, nothing counted, the limit
+    named (a caller shows `limit.message`; an agent's tool call is an error)."""
+    return ContextResult(
+        text="", tokens=0, budget=0, frame=frame, mode=mode, session=use_of(session),
+        notes=[limit.message], limit=limit,
+    )  # fmt: skip
 
 
 def refresh_reason(config: Config, session: Session, vector: Vector | None, frame: str) -> str:

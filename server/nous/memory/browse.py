@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nous.memory import lifecycle
+from nous.memory import lifecycle, turns
 from nous.memory.model import Memory
 from nous.memory.store import _COLUMNS, MemoryStore, _memory
 
@@ -42,6 +42,9 @@ _REVIEW = (
     f"{_CHAT} AND m.kind != 'episode' AND m.tags NOT LIKE '%\"{REVIEWED_TAG}\"%' "
     "AND m.status != 'inactive'"
 )
+_CAPTURED = "m.source LIKE 'chat:%#%'"
+"""What chat captured on its own (a turn, a note drawn from one: `chat:<session>#<index>`), as
+against project knowledge (harvested, committed, remembered on purpose)."""
 _USAGE = (
     "SELECT memory_id, count(*) AS injected, sum(referenced) AS referenced, max(at) AS last_at, "
     "max(CASE WHEN referenced THEN at END) AS last_referenced_at FROM usage GROUP BY memory_id"
@@ -57,6 +60,11 @@ def source_type(source: str) -> str:
     if source == "chat" or source.startswith(("chat:", "chat-")):
         return "chat"
     return "manual"
+
+
+def captured(memory: Memory) -> bool:
+    """Captured from a chat on its own (a turn or a session note), not project knowledge."""
+    return turns.session_of(memory.source or "") is not None
 
 
 def in_review(memory: Memory) -> bool:
@@ -84,6 +92,8 @@ class Filters:
     pinned: bool | None = None
     review: bool = False
     ids: Sequence[str] | None = None
+    captured: bool | None = None
+    """True: only what chat captured (turns, session notes); False: only project knowledge."""
 
 
 @dataclass
@@ -149,6 +159,8 @@ def _where(filters: Filters) -> tuple[str, list[Any], str | None]:
         args.append(int(filters.pinned))
     if filters.review:
         clauses.append(_REVIEW)
+    if filters.captured is not None:
+        clauses.append(_CAPTURED if filters.captured else f"NOT ({_CAPTURED})")
     if filters.ids is not None:
         clauses.append(f"m.id IN ({','.join('?' * len(filters.ids))})" if filters.ids else "0")
         args += list(filters.ids)

@@ -52,6 +52,10 @@ class Store(SharedStore, Protocol):
     path: Path
     counter: TokenCounter
 
+    def ids_starting(
+        self, prefix: str, project_scope: str, limit: int = 10
+    ) -> list[tuple[str, str, str]]: ...
+
     # -- the model: vectors are computed once by the caller and handed back in ----------------
     @property
     def model_name(self) -> str: ...

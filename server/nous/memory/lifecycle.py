@@ -105,10 +105,16 @@ def initial(kind: str) -> str:
     return machine(kind).initial
 
 
+def article(word: str) -> str:
+    """`a` or `an` before `word` (the kinds' names: an episode, a decision)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def check(kind: str, current: str, target: str) -> None:
     """Raise `InvalidTransition` unless `kind` may go from `current` to `target`."""
     if current == target or not machine(kind).allows(current, target):
-        raise InvalidTransition(kind, current, target)
+        allowed = tuple(sorted(machine(kind).edges.get(current, ())))
+        raise InvalidTransition(kind, current, target, allowed)
 
 
 def on_confirm(kind: str, current: str, confirmations: int) -> str:

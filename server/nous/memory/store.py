@@ -405,7 +405,9 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         d = p.draft
         status = d.status or lifecycle.initial(d.kind)
         if status not in lifecycle.machine(d.kind).edges:
-            raise InvalidMemory(f"{status!r} is not a state of a {d.kind}")
+            raise InvalidMemory(
+                f"{status!r} is not a state {lifecycle.article(d.kind)} {d.kind} can be in"
+            )
         memory_id = uuid.uuid4().hex
         self._conn.execute(
             f"INSERT INTO memories ({_COLUMNS}, embedding, embedding_model, change_seq) "
@@ -522,6 +524,19 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows):
         if row is None:
             raise UnknownMemory(memory_id)
         return _memory(row)
+
+    def ids_starting(
+        self, prefix: str, project_scope: str, limit: int = 10
+    ) -> list[tuple[str, str, str]]:
+        """(id, kind, micro) of the memories whose id starts with `prefix` that `project_scope`
+        may see (its own, any language's, universal), at most `limit`."""
+        escaped = prefix.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._conn.execute(
+            "SELECT id, kind, micro FROM memories WHERE id LIKE ? ESCAPE '\\' "
+            "AND (scope = ? OR scope NOT LIKE 'project:%') ORDER BY id LIMIT ?",
+            (escaped + "%", project_scope, limit),
+        ).fetchall()
+        return [(str(i), str(kind), str(micro)) for i, kind, micro in rows]
 
     def local(self, memory_id: str) -> bool:
         """Whether this file holds the memory (a team memory found by a search does not)."""
@@ -991,7 +1006,11 @@ def _edited_status(
         status, reason = lifecycle.on_outcome(kind, status, changes.outcome), f"outcome {outcome}"
     if changes.status is not None and changes.status != status:
         if changes.status not in lifecycle.machine(kind).edges:
-            raise InvalidMemory(f"status: {changes.status!r} is not a state of a {kind}")
+            states = ", ".join(sorted(lifecycle.machine(kind).edges))
+            raise InvalidMemory(
+                f"status: {changes.status!r} is not a state {lifecycle.article(kind)} {kind} can "
+                f"be in (its states: {states})"
+            )
         lifecycle.check(kind, status, changes.status)
         status, reason = changes.status, "set by hand"
     elif changes.status is None and changes.pinned and not memory.pinned:

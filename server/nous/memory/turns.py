@@ -9,6 +9,8 @@ from nous.memory.model import Draft, Memory
 
 PREFIX = "chat:"
 TAG = "chat"
+ASKING = "asking"
+"""Tag of a turn that only asks: kept for its session's window, never recalled in another."""
 
 
 def source(session: str, index: int) -> str:

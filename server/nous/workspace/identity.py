@@ -83,8 +83,15 @@ def _manifest_name(root: Path) -> tuple[str, str] | None:
 
 
 def _go_module(text: str) -> str | None:
-    match = re.search(r"^module\s+(\S+)", text, re.MULTILINE)
-    return match.group(1).rstrip("/").rsplit("/", 1)[-1] if match else None
+    """The last element of the module path, past a major-version suffix (Go's `/vN`, N ≥ 2:
+    `github.com/acme/widget/v2` is `widget`), quotes and a trailing comment aside."""
+    match = re.search(r"^module\s+\"?([^\s\"]+)", text, re.MULTILINE)
+    if not match:
+        return None
+    parts = [p for p in match.group(1).split("/") if p]
+    if len(parts) > 1 and re.fullmatch(r"v[2-9]\d*|v[1-9]\d+", parts[-1]):
+        parts.pop()
+    return parts[-1] if parts else None
 
 
 def slug(name: str) -> str:

@@ -1,0 +1,90 @@
+"""What a chat turn holds for other sessions (SPEC §10): a turn that only asks, and a memory
+that only repeats the question being asked, answer nothing.
+
+`asks_only` decides at capture time (the turn is then kept for its own session's window,
+tagged `turns.ASKING`); `drop` is the pipeline's filter at answer time: another session's asking
+turn, and a captured memory that says the question again, are no candidates."""
+
+from __future__ import annotations
+
+import re
+
+from nous.context import relevance
+from nous.context.items import Work
+from nous.context.score import Scored
+from nous.memory import renderings, turns
+from nous.memory.model import Memory
+
+MAX_FRAGMENT_WORDS = 8
+"""A line this short without a full stop and without a subject ("postgres orders storage") is
+a search, not a statement."""
+ECHO_EXTRA_WORDS = 3
+"""A captured memory holding every content word of the question and at most this many more
+says the question again."""
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_ASKS = re.compile(
+    r"^\s*(?:(?:what|where|when|why|how|who|which|whose|can|could|should|would|will|is|are|am|"
+    r"do|does|did|has|have|was|were|may|might|shall)\b|(?:please\s+)?(?:use|show|find|tell|"
+    r"explain|list|give|search|recall|look\s+up|look|check|help|describe|summari[sz]e|remind|"
+    r"fetch|get|bring|let\s+me\s+know|walk\s+me|what's|where's|how's)\b)",
+    re.I,
+)
+_SUBJECT = re.compile(
+    r"\b(?:i|we|you|it|they|he|she|this|that|these|those|our|my|there)\b|\b\w+(?:'s|n't)\b", re.I
+)
+
+
+def asks_only(text: str) -> bool:
+    """Every sentence of `text` asks: a question, a request ("use recall: …", "show me …"), or
+    a short search-box fragment. Such a turn states no fact, decision or next step (the caller
+    checked it draws no session note)."""
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if re.search(r"\w", s)]
+    if not sentences:
+        return False
+    return all(_asks(s) for s in sentences)
+
+
+def _asks(sentence: str) -> bool:
+    if sentence.endswith("?") or _ASKS.match(sentence):
+        return True
+    if sentence.endswith((".", "!")):
+        return False
+    words = sentence.split()
+    return len(words) <= MAX_FRAGMENT_WORDS and not _SUBJECT.search(sentence)
+
+
+def repeats(question: str, memory: Memory) -> bool:
+    """`memory` says `question` again: the same normalised text, or a captured turn that only
+    asks, holding every content word of the question and at most `ECHO_EXTRA_WORDS` more (a
+    statement that holds the question's words is an answer, however short)."""
+    if renderings.content_hash(memory.content) == renderings.content_hash(question):
+        return True
+    if turns.session_of(memory.source or "") is None or not asks_only(memory.content):
+        return False  # harvested, remembered on purpose, or a statement: an answer
+    asked = relevance.stems(question)
+    said = relevance.stems(memory.content)
+    return bool(asked) and asked <= said and len(said - asked) <= ECHO_EXTRA_WORDS
+
+
+def excluded(question: str, session_id: str | None, memory: Memory) -> tuple[str, str] | None:
+    """(reason, detail) when `memory` is no answer to `question` asked in `session_id`."""
+    if turns.ASKING in memory.tags and turns.session_of(memory.source or "") != session_id:
+        return "scope", "a question asked in another session"
+    if question.strip() and repeats(question, memory):
+        return "duplicate-of-conversation", "repeats the question"
+    return None
+
+
+def drop(
+    question: str, session_id: str | None, candidates: list[Scored], work: Work
+) -> list[Scored]:
+    """`candidates` without the echoes of `question` (each dropped, with its reason)."""
+    kept: list[Scored] = []
+    for c in candidates:
+        why = excluded(question, session_id, c.memory)
+        if why is None:
+            kept.append(c)
+        else:
+            work.drop(c, *why)
+    return kept
