@@ -157,3 +157,36 @@ def test_a_short_admitted_section_is_said_whole_with_its_reasons(real_store: Mem
     assert "the usage would have been too difficult" in answers, answers
     # the lead's own answer is still its best units, not all of it
     assert "There are no symbols that would need to be marked" not in answers, answers
+
+
+RETRIES = " ".join(
+    f"Step {n}: the payment client retries a failed charge after {n * 2} seconds, with jitter, "
+    f"and logs the attempt number {n} with the charge id."
+    for n in range(1, 30)
+)
+
+
+def test_a_recall_spends_what_it_left_on_the_extracts_it_cut(
+    real_store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shares are set before the answer is placed (1/rank of the budget); what the answer
+    left unspent grows the extracts that were cut, best first, within the budget."""
+    for source, content in (
+        ("docs/payments.md#retries", f"# docs/payments.md: Payments › Retries\n\n{RETRIES}"),
+        ("docs/payments.md#timeouts", "# docs/ops.md: Payment client timeouts\n\nThe payment "
+         "client gives up on a charge after 30 seconds of retries."),
+        ("docs/alerts.md#payments", "# docs/alerts.md: Payment retry alerts\n\nFive failed "
+         "charge retries in a minute page the payments on-call."),
+    ):  # fmt: skip
+        real_store.remember(
+            Draft(kind="fact", scope="project:shop", content=content, source=f"file:{source}")
+        )
+    request = pipeline.Request(
+        input="How does the payment client retry a failed charge?", mode="recall", budget=500
+    )
+    grown = pipeline.assemble(real_store, CONFIG, VIEW, request)
+    monkeypatch.setattr(pipeline, "_spend_spare", lambda *args: False)
+    first = pipeline.assemble(real_store, CONFIG, VIEW, request)
+    assert next(i.detail for s in first.sections for i in s.items) == "extract", first.text
+    assert first.tokens < grown.tokens <= 500
+    assert len(grown.sections[0].items[0].text) > len(first.sections[0].items[0].text)

@@ -365,6 +365,17 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         best_first=req.mode == "recall",
         capped=frozenset(c.memory.id for c in candidates if c.terms.get("censor")),
     )  # fmt: skip
+    if req.mode == "recall":  # a recall's budget binds: what an answer left grows its extracts
+        grown = _spend_spare(alloc, renderings, shares, most, total)
+        if grown:
+            for block in blocks:
+                block.lines = []
+            alloc = budget.allocate(
+                placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
+                store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
+                best_first=True,
+                capped=frozenset(c.memory.id for c in candidates if c.terms.get("censor")),
+            )  # fmt: skip
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
 
@@ -399,6 +410,35 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         fingerprint=_fingerprint(req, frame, profile_name, alloc, available, intent, total),
         notes=notes,
     )  # fmt: skip
+
+
+SPARE_STEP = 40
+"""The least an extract grows by when an answer left budget unspent (a sentence or two)."""
+
+
+def _spend_spare(
+    alloc: budget.Allocation, renderings: items.Renderings, shares: dict[str, int], most: int,
+    total: int,
+) -> bool:  # fmt: skip
+    """The budget a recall left unspent goes to the extracts that were cut, best first, each up
+    to an item's most (`gate.item_max`): the answer is often the next sentences of a section the
+    question's words led to. True when a share grew (the answer is placed again)."""
+    spare = total - alloc.tokens
+    grown = False
+    for placed in alloc.placed:
+        if spare < SPARE_STEP:
+            break
+        memory_id = placed.scored.memory.id
+        if placed.detail != "extract" or placed.scored.terms.get("censor"):
+            continue
+        room = min(most - shares.get(memory_id, 0), spare)
+        if room < SPARE_STEP:
+            continue
+        shares[memory_id] = shares.get(memory_id, 0) + room
+        spare -= room
+        renderings.forget(memory_id)
+        grown = True
+    return grown
 
 
 def _score(
