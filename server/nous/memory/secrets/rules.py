@@ -71,10 +71,11 @@ _KEYWORD = re.compile(
     r"|パスワード"
 )
 _SEPARATOR = re.compile(
-    r"""(?:\\?["'\]]|\*)*[ \t]*(?:[:=,|]|(?:is|was)[ \t]|(?:for|to|of|on)[ \t])"""
+    r"""(?:\\?["'\]]|\*)*[ \t]*(?:[:=,|]|->|(?:is|was|holds|contains)[ \t]|(?:for|to|of|on)[ \t])"""
 )
 _AFTER_NAME = re.compile(
-    r"""(\\?["']\]?|\*\*)?[ \t]*(:=|=>|==?|:|,|\||[ \t]+(?:is|was)[ \t]+)[ \t]*(?:\*\*|__)?[ \t]*"""
+    r"""(\\?["']\]?|\*\*)?[ \t]*(:=|=>|==?|:|,|\||->|[ \t]+(?:is|was|to|holds|contains)[ \t]+)"""
+    r"""[ \t]*(?:\*\*|__)?[ \t]*"""
     r"""(?:\\?(["'`])([^"'`\n\\]{1,4096}?)\\?\3|([^\s"'`,;)}\]<>|]{1,4096}))"""
 )
 _SPACED = re.compile(  # a value with a digit in it (prose after a secret word has none)
@@ -90,7 +91,20 @@ _DATA_MARKERS = re.compile(
     r"|pk_(?:live|test)_|\"sig\"|signature|keyid|ipfs|bafy|onion"
 )
 _CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")
-_FILE_MAGIC = ("iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "PHN2Zy", "PD94bW", "H4sI", "UEsDB")
+_FILE_MAGIC = (
+    "iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "PHN2Zy", "PD94bW", "H4sI", "UEsDB", "UklGR",
+    "AAAAIGZ0eXB", "AAAAHGZ0eXB", "Qk0",
+)  # fmt: skip
+_SHARE_URL = re.compile(
+    r"https?://(?:(?:docs|drive|sheets|slides|forms)\.google\.com/"
+    r"|(?:www\.)?dropbox\.com/(?:s|scl|sh)/|(?:www\.)?figma\.com/(?:file|design|board|proto)/"
+    r"|(?:www\.)?notion\.so/|miro\.com/app/board/|1drv\.ms/|onedrive\.live\.com/"
+    r"|[\w-]+\.sharepoint\.com/|(?:www\.)?loom\.com/share/|app\.box\.com/s/)",
+    re.I,
+)
+"""Document and share links: their ids (`/d/1aBc…`, `?key=0A…`, `s!…`) name a document, they
+grant nothing without the reader's own sign-in (issue 28's look-alikes)."""
+_B64_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/_-]+={0,2}[ \t]*")
 
 
 def scan(text: str) -> list[Span]:
@@ -145,11 +159,13 @@ def _contexts(text: str, low: str) -> list[Span]:
     found: list[Span] = []
 
     def add(kind: str, pattern: re.Pattern[str], group: int, *, on: str = low,
-            quote: int | None = None, prose: bool = False) -> None:  # fmt: skip
+            quote: int | None = None, prose: bool = False, share: bool = True) -> None:  # fmt: skip
         for m in pattern.finditer(on):
             value = text[m.start(group) : m.end(group)]
             if values.reference(value) or values.placeholder(value):
                 continue
+            if not share and _share_url_at(text, m.start()):
+                continue  # a document link's `?key=` names the document
             quoted = quote is not None and bool(m.group(quote))
             if (
                 prose
@@ -164,7 +180,7 @@ def _contexts(text: str, low: str) -> list[Span]:
     if "://" in low:
         add("url-password", _URL_PASSWORD, 1)
     if "=" in low:
-        add("url-secret-parameter", _QUERY_SECRET, 1)
+        add("url-secret-parameter", _QUERY_SECRET, 1, share=False)
     if "curl" in low:
         add("curl-user-password", _CURL_USER, 2)
     if "mysql" in low or "mariadb" in low:
@@ -179,7 +195,14 @@ def _contexts(text: str, low: str) -> list[Span]:
         add("netrc-password", _NETRC, 1)
         add("netrc-password", _NETRC_LINE, 1, prose=True)
     if text.count(":") >= 4:
-        add("pgpass-password", _PGPASS, 1, on=text, prose=True)
+        for m in _PGPASS.finditer(text):  # not a fingerprint's `AB:CD:EF:…`
+            if values.fingerprint_in(m.group()):
+                continue
+            value = m.group(1)
+            if values.reference(value) or values.placeholder(value):
+                continue
+            if values.assigned_value(value, quoted=False) and values.credential_like(value):
+                found.append(("pgpass-password", m.start(1), m.end(1)))
     if "variable" in low and "default" in low:
         for m in _TERRAFORM.finditer(text):
             if values.secret_name(m.group(1)) and values.assigned_value(m.group(2), quoted=True):
@@ -238,7 +261,8 @@ def _assignments(text: str, low: str) -> list[Span]:
         if sep == "," and not (quoted and start > 0 and text[start - 1] in "\"'"):
             continue  # only `define('NAME', 'value')`-style pairs
         group = 4 if quoted else 5
-        value = m.group(group)
+        end = m.end(group) if quoted else _word_end(text, m.end(group))
+        value = text[m.start(group) : end]
         pair = _PAIR_REST.match(text, m.end()) if not quoted else None
         if pair and values.assigned_value(pair.group(1), quoted=False):
             found.append(("assigned-secret", pair.start(1), pair.end(1)))  # "admin / Hunter2024"
@@ -254,12 +278,28 @@ def _assignments(text: str, low: str) -> list[Span]:
             continue  # `login: admin` is a user name
         eol = text.find("\n", m.end())
         rest = text[m.end() : eol if eol != -1 else n].strip()
-        prose = bool(linked) or sep in ("is", "was", "|") or (sep == ":" and not quoted and rest)
+        prose = (
+            bool(linked)
+            or sep in ("is", "was", "to", "holds", "contains", "|", "->")
+            or (sep == ":" and not quoted and rest)
+        )
         if prose and not values.credential_like(value):
             continue  # "the password is required", "secret: see the team vault"
-        found.append(("assigned-secret", m.start(group), m.end(group)))
-        done = m.end()
+        found.append(("assigned-secret", m.start(group), end))
+        done = max(m.end(), end)
     return found + _table_columns(text, low)
+
+
+def _word_end(text: str, end: int) -> int:
+    """An unquoted value stops at `)`, `]` or `}` (`connect(password=x)`), unless more of it
+    follows in the same word: Django's generated keys hold brackets (`edw7w=sm)jz(0!f…`)."""
+    if end >= len(text) or text[end] not in ")]}":
+        return end
+    stop = end
+    while stop < len(text) and not text[stop].isspace():
+        stop += 1
+    tail = text[end:stop].rstrip(")]},;.:'\"`")
+    return end + len(tail) if len(tail) > 1 else end
 
 
 def _name_char(c: str) -> bool:
@@ -323,6 +363,8 @@ def _random_strings(
             line_start = low.rfind("\n", 0, m.start()) + 1
             if _DATA_MARKERS.search(low, max(line_start, m.start() - 48), m.start() + 8):
                 continue
+            if _share_url_at(text, m.start()) or _encoded_data(text, low, m.start(), m.end()):
+                continue
             if public is None:
                 public = _Intervals(
                     [(s, e) for s, e, label in _armored(text) if label in _PUBLIC_LABELS]
@@ -331,6 +373,55 @@ def _random_strings(
                 continue
             found.append(("high-entropy", m.start(), m.end()))
     return found
+
+
+def _share_url_at(text: str, pos: int) -> bool:
+    """Whether `pos` is inside a document or share link (`_SHARE_URL`)."""
+    start = max(text.rfind(c, 0, pos) for c in " \t\n(\"'<`[") + 1
+    url = text.find("http", start, pos)
+    return url != -1 and _SHARE_URL.match(text, url) is not None
+
+
+def _encoded_data(text: str, low: str, start: int, end: int) -> bool:
+    """A base64 token that is data, not a key: a line of a wrapped block (`base64` wraps at 76
+    characters) whose first line follows a data marker (`data:image/png;base64,`) or starts
+    with a file's magic, or a token (or block) that decodes to text holding no secret (base64
+    of a configuration: a ConfigMap's `binaryData`, `echo … | base64 -d`). Random bytes do not
+    decode to text, so a key stays a key; a secret inside the decoded text is still found."""
+    first, block_end = _block(text, start, end)
+    if first < start:
+        head = text[first : first + 12]
+        if head.startswith(_FILE_MAGIC) or _DATA_MARKERS.search(low, max(0, first - 48), first):
+            return True
+    decoded = values.decoded_text("".join(text[first:block_end].split()))
+    return decoded is not None and not scan(decoded)
+
+
+def _block(text: str, start: int, end: int) -> tuple[int, int]:
+    """(first, end) of the block of base64-only lines around the token at start..end (the token
+    alone when its line holds anything else)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end
+    whole_line = _B64_LINE.fullmatch(text, line_start, line_end) is not None
+    if not whole_line and text[line_start:start].strip():
+        return start, end
+    first = line_start
+    while first > 0:
+        prev = text.rfind("\n", 0, first - 1) + 1
+        if not _B64_LINE.fullmatch(text, prev, first - 1):
+            break
+        first = prev
+    last = line_end if whole_line else end  # a last line may close the markup: `…AB==">`
+    while whole_line and last < len(text):
+        nxt = text.find("\n", last + 1)
+        nxt = len(text) if nxt == -1 else nxt
+        if not _B64_LINE.fullmatch(text, last + 1, nxt):
+            break
+        last = nxt
+    while first < last and text[first] in " \t":
+        first += 1
+    return first, last
 
 
 class _Intervals:
