@@ -179,7 +179,7 @@ def _config(g: Gen) -> str:
         json.dumps(
             {"theme": g.pick(["dark", "light"]), "locale": "en-GB", "pageSize": g.int(10, 99)}
         ),
-        "#cloud-config\npackages:\n  - nginx\n  - git\nruncmd:\n  - systemctl enable nginx\n",
+        f"#cloud-config\nhostname: {service}-{g.int(1, 999)}\npackages:\n  - nginx\n  - git\nruncmd:\n  - systemctl enable nginx\n",
     ]
     return shapes[g.int(0, len(shapes) - 1)]
 

@@ -104,7 +104,7 @@ _SHARE_URL = re.compile(
 )
 """Document and share links: their ids (`/d/1aBc…`, `?key=0A…`, `s!…`) name a document, they
 grant nothing without the reader's own sign-in (issue 28's look-alikes)."""
-_B64_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/_-]+={0,2}[ \t]*")
+_B64_WORD = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 
 
 def scan(text: str) -> list[Span]:
@@ -321,12 +321,18 @@ def _table_columns(text: str, low: str) -> list[Span]:
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
-    for i, line in enumerate(lines[:-2]):
-        if not line.lstrip().startswith("|") or not set(lines[i + 1].strip()) <= set("|:- "):
+    for i, line in enumerate(lines[:-1]):
+        if not line.lstrip().startswith("|") or (i > 0 and lines[i - 1].lstrip().startswith("|")):
+            continue  # a table starts here
+        if set(lines[i + 1].strip()) <= set("|:- "):
+            rows = i + 2
+        elif lines[i + 1].lstrip().startswith("|"):
+            rows = i + 1  # rendered without its delimiter row (the harvest's records)
+        else:
             continue
         header = [c.strip() for c in line.strip().strip("|").split("|")]
         secret_cols = {j for j, c in enumerate(header) if values.secret_name(c)}
-        for k in range(i + 2, len(lines)):
+        for k in range(rows, len(lines)):
             row = lines[k]
             if not row.lstrip().startswith("|"):
                 break
@@ -389,38 +395,50 @@ def _encoded_data(text: str, low: str, start: int, end: int) -> bool:
     of a configuration: a ConfigMap's `binaryData`, `echo … | base64 -d`). Random bytes do not
     decode to text, so a key stays a key; a secret inside the decoded text is still found."""
     first, block_end = _block(text, start, end)
-    if first < start:
-        head = text[first : first + 12]
-        if head.startswith(_FILE_MAGIC) or _DATA_MARKERS.search(low, max(0, first - 48), first):
-            return True
+    if text.startswith(_FILE_MAGIC, first) or _DATA_MARKERS.search(low, max(0, first - 48), first):
+        return True
     decoded = values.decoded_text("".join(text[first:block_end].split()))
     return decoded is not None and not scan(decoded)
 
 
 def _block(text: str, start: int, end: int) -> tuple[int, int]:
-    """(first, end) of the block of base64-only lines around the token at start..end (the token
-    alone when its line holds anything else)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end == -1 else line_end
-    whole_line = _B64_LINE.fullmatch(text, line_start, line_end) is not None
-    if not whole_line and text[line_start:start].strip():
+    """(first, end) of the run of base64 words around the token at start..end: a wrapped block
+    (lines of 64 or 76 characters), or the same block reflowed into one paragraph, as the
+    harvest renders it. Neighbours count when they are 40+ base64 characters (words of prose
+    are shorter); the token alone when it is no whole word."""
+    if start > 0 and not text[start - 1].isspace():
         return start, end
-    first = line_start
-    while first > 0:
-        prev = text.rfind("\n", 0, first - 1) + 1
-        if not _B64_LINE.fullmatch(text, prev, first - 1):
+    first = start
+    while True:
+        stop = first
+        while stop > 0 and text[stop - 1] in " \t\n":
+            stop -= 1
+        if stop == first or stop == 0:
             break
-        first = prev
-    last = line_end if whole_line else end  # a last line may close the markup: `…AB==">`
-    while whole_line and last < len(text):
-        nxt = text.find("\n", last + 1)
-        nxt = len(text) if nxt == -1 else nxt
-        if not _B64_LINE.fullmatch(text, last + 1, nxt):
+        word = stop
+        while word > 0 and not text[word - 1].isspace():
+            word -= 1
+        if stop - word < 40 or not _B64_WORD.fullmatch(text, word, stop):
             break
-        last = nxt
-    while first < last and text[first] in " \t":
-        first += 1
+        first = word
+    last = end
+    while last < len(text) and text[last] in "=":
+        last += 1
+    while True:
+        nxt = last
+        while nxt < len(text) and text[nxt] in " \t\n":
+            nxt += 1
+        if nxt == last or nxt >= len(text):
+            break
+        word_end = nxt
+        while word_end < len(text) and not text[word_end].isspace():
+            word_end += 1
+        m = _B64_WORD.match(text, nxt, word_end)
+        if m is None or m.end() - nxt < 4:
+            break
+        last = m.end()
+        if m.end() < word_end or word_end - nxt < 40:
+            break  # the block's last, shorter line (or one closing its markup: `…AB==">`)
     return first, last
 
 
