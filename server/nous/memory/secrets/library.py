@@ -78,14 +78,23 @@ _IDENTIFIER_RULE = re.compile(
 """The library's invisible helper rules that find identifiers, not secrets (`azure-tenant-id`,
 `azure-client-id`: a UUID after `AZURE_TENANT_ID=` is no credential). Its invisible secret
 components (`aws-secret-access-key`, `ovh-consumer-key`, …) still count."""
-_PROSE = re.compile(r"(?<=\w)(?: (?:is|was|are|to|holds|equals) | ?-> ?)(?=\S)", re.I)
-"""The words that join a key's name to its value in prose. The library's vendor rules want a
+_PROSE = re.compile(
+    r"(?:key|token|secret|password|passwd|credential|dsn)s?['\"`)]?"
+    r"( (?:is|was|are|to|holds|equals) | ?-> ?)(?=\S)",
+    re.I,
+)
+"""A key's name joined to its value by a word, in prose. The library's vendor rules want a
 `:` or `=` after the vendor's name (`datadog_api_key: …`); "our datadog api key is …" reaches
-them once these words are read as `:` (same length, so offsets hold)."""
+them once these words are read as `:` (same length, so offsets hold). Only after a secret's
+word: "the runbook is in docs/" costs no second scan."""
 
 
 def _as_assignments(text: str) -> str:
-    return _PROSE.sub(lambda m: ":".center(len(m.group()), " "), text)
+    out, last = [], 0
+    for m in _PROSE.finditer(text):
+        out += [text[last : m.start(1)], ":".center(m.end(1) - m.start(1), " ")]
+        last = m.end(1)
+    return "".join([*out, text[last:]])
 
 
 def scan(text: str) -> list[tuple[str, int, int]]:
