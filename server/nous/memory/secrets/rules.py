@@ -357,6 +357,7 @@ def _random_strings(
     found: list[Span] = []
     covered = _Intervals(known)
     public: _Intervals | None = None
+    block = (0, 0, False)  # the last base64 block judged: (first, end, is data); one per block
     for lo, hi in words:
         if hi - lo < 32:
             continue
@@ -369,7 +370,12 @@ def _random_strings(
             line_start = low.rfind("\n", 0, m.start()) + 1
             if _DATA_MARKERS.search(low, max(line_start, m.start() - 48), m.start() + 8):
                 continue
-            if _share_url_at(text, m.start()) or _encoded_data(text, low, m.start(), m.end()):
+            if _share_url_at(text, m.start()):
+                continue
+            if not block[0] <= m.start() < block[1]:
+                first, end = _block(text, m.start(), m.end())
+                block = (first, end, _encoded_data(text, low, first, end))
+            if block[2]:
                 continue
             if public is None:
                 public = _Intervals(
@@ -383,21 +389,21 @@ def _random_strings(
 
 def _share_url_at(text: str, pos: int) -> bool:
     """Whether `pos` is inside a document or share link (`_SHARE_URL`)."""
-    start = max(text.rfind(c, 0, pos) for c in " \t\n(\"'<`[") + 1
+    lo = max(0, pos - 2048)  # a link is shorter: a bounded look back, whatever the text
+    start = max(text.rfind(c, lo, pos) for c in " \t\n(\"'<`[") + 1
     url = text.find("http", start, pos)
     return url != -1 and _SHARE_URL.match(text, url) is not None
 
 
-def _encoded_data(text: str, low: str, start: int, end: int) -> bool:
-    """A base64 token that is data, not a key: a line of a wrapped block (`base64` wraps at 76
-    characters) whose first line follows a data marker (`data:image/png;base64,`) or starts
-    with a file's magic, or a token (or block) that decodes to text holding no secret (base64
-    of a configuration: a ConfigMap's `binaryData`, `echo … | base64 -d`). Random bytes do not
-    decode to text, so a key stays a key; a secret inside the decoded text is still found."""
-    first, block_end = _block(text, start, end)
+def _encoded_data(text: str, low: str, first: int, end: int) -> bool:
+    """Whether the base64 block text[first:end] (`_block`) is data, not a key: its first word
+    follows a data marker (`data:image/png;base64,`, on its line or the line before) or starts
+    with a file's magic, or it decodes to text (a configuration: a ConfigMap's `binaryData`,
+    `echo … | base64 -d`) in which these rules find nothing. Random bytes do not decode to
+    text, so a key stays a key; a secret inside the decoded text is still found."""
     if text.startswith(_FILE_MAGIC, first) or _DATA_MARKERS.search(low, max(0, first - 48), first):
         return True
-    decoded = values.decoded_text("".join(text[first:block_end].split()))
+    decoded = values.decoded_text("".join(text[first:end].split()))
     return decoded is not None and not scan(decoded)
 
 
