@@ -78,6 +78,22 @@ def _charset(items: Any) -> list[str]:
     return sorted(c for c in chars if c.isprintable()) or ["x"]
 
 
+FAMILY_VENDORS = {
+    "chat-bot tokens": ("discord", "slack", "telegram", "twilio"),
+    "mail APIs": ("mailgun", "sendgrid", "mailchimp", "postmark", "sendinblue", "mailjet",
+                  "sparkpost", "resend", "mandrill"),
+    "observability keys": ("datadog", "new-relic", "sentry", "honeycomb", "dynatrace",
+                           "grafana", "splunk", "sumologic", "opsgenie", "pagerduty"),
+    "framework secrets": ("rails", "django", "laravel", "flask", "symfony", "phoenix"),
+}  # fmt: skip
+"""Issue 28's families by the vendor names in the library's rule ids."""
+
+
+def family_of(rule_id: str) -> str | None:
+    name = rule_id.split(".", 1)[-1]
+    return next((f for f, vs in FAMILY_VENDORS.items() if name.startswith(vs)), None)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--per-rule", type=int, default=3)
@@ -93,6 +109,7 @@ def main() -> None:
     scanner = Scanner(catalog)
     sampled = unparsable = samples = caught = 0
     missed: list[str] = []
+    families: dict[str, list[int]] = {f: [0, 0, 0] for f in FAMILY_VENDORS}  # rules, kept, own
     for meta in catalog.metadata():
         if not meta["visible"]:
             continue  # helpers: client ids, hosts, account names
@@ -111,6 +128,11 @@ def main() -> None:
             hits += bool(own.scan(text))
             if kept == args.per_rule:
                 break
+        family = family_of(meta["id"])
+        if kept and family:
+            families[family][0] += 1
+            families[family][1] += kept
+            families[family][2] += hits
         if kept:
             sampled += 1
             samples += kept
@@ -123,6 +145,9 @@ def main() -> None:
         f"({caught / samples:.1%}); the library adds the other {samples - caught}."
     )
     print(f"rules with a sample the own rules miss ({len(missed)}): {', '.join(missed[:40])}, …")
+    for family, (rules, kept, hits) in families.items():
+        share = f"{hits / kept:.1%}" if kept else "-"
+        print(f"  {family}: {rules} library rules, {kept} samples, own rules alone flag {share}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "server"))
 
-from tests.security import corpus  # noqa: E402
+from tests.security import corpus, family_formats, lookalike_families  # noqa: E402
 
 Spans = list[tuple[int, int]]
 Scan = Callable[[str], Spans]
@@ -137,6 +137,8 @@ class Figures:
     setup_s: float = 0.0
     per_format: dict[str, list[int]] = field(default_factory=dict)
     per_class: dict[str, list[int]] = field(default_factory=dict)
+    per_family: dict[str, list[int]] = field(default_factory=dict)
+    """Issue 28's provider families: [caught, secrets] over the family's formats."""
     missed: list[str] = field(default_factory=list)
     touched_texts: list[str] = field(default_factory=list)
 
@@ -163,6 +165,10 @@ def measure(name: str, seed: int) -> Figures:
         if hit:
             r.touched_texts.append(la.text)
     r.per_format, r.per_class = dict(sorted(per_format.items())), dict(sorted(per_class.items()))
+    r.per_family = {
+        family: [sum(per_format[n][i] for n in names if n in per_format) for i in (0, 1)]
+        for family, names in family_formats.FAMILIES.items()
+    }
     r.secrets, r.formats = len(data.secrets), len(per_format)
     r.caught = sum(v[0] for v in per_format.values())
     r.lookalikes, r.touched = len(data.lookalikes), sum(v[0] for v in per_class.values())
@@ -204,6 +210,13 @@ def main() -> None:
     print(f"\n{'look-alike class':<32} touched")
     for name, (hit, n) in r.per_class.items():
         print(f"{name:<32} {hit}/{n}{'   <-- touched' if hit else ''}")
+    print(f"\n{'provider family (issue 28)':<32} caught")
+    for name, (ok, n) in r.per_family.items():
+        print(f"{name:<32} {ok}/{n} ({ok / n:.1%})")
+    print(f"\n{'look-alike class (issue 28)':<32} redacted")
+    for name in lookalike_families.WIDE:
+        hit, n = r.per_class[name]
+        print(f"{name:<32} {hit}/{n} ({hit / n:.1%})")
     print(
         f"\n{r.scanner}: caught {r.caught}/{r.secrets} ({r.caught / r.secrets:.1%}) over "
         f"{r.formats} formats; look-alikes touched {r.touched}/{r.lookalikes} "

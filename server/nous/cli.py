@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from nous import __version__, browsing
 from nous.context import chat
 from nous.context.config import FRAMES
+from nous.context.render import code
 from nous.engine import Engine
 from nous.errors import NousError
 from nous.memory.browse import SORTS, SOURCE_TYPES
@@ -369,10 +370,12 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         print(f"\n-- {data['tokens']}/{data['budget']} tokens · frame {data['frame']}")
         for section in data["sections"]:
             print(f"   [{section['layer']}] {section['used']}/{section['cap']}")
-            for item in section["items"]:
+            for item in section["items"]:  # names the workspace chose, as inline code
+                source = f"  {code(item['source'], 160, tail=True)}" if item["source"] else ""
                 print(
                     f"     + {item['id'][:8]} {item['kind']:<10} {item['detail']:<7} "
-                    f"{item['tokens']:>3} tok  score {item['score']:.3f}  {item['scope']}"
+                    f"{item['tokens']:>3} tok  score {item['score']:.3f}  "
+                    f"{code(item['scope'], 120)}{source}"
                 )
         for drop in data["dropped"]:
             print(f"     - {drop['id'][:8]} {drop['kind']:<10} dropped: {drop['reason']}")
@@ -382,8 +385,8 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         print(f"referenced: {', '.join(data['referenced']) or '-'}")
         print(f"not referenced: {', '.join(data['notReferenced']) or '-'}")
     elif command == "status":
-        print(f"project    {data['project']} ({data['projectSource']})")
-        print(f"languages  {', '.join(data['languages']) or '-'}")
+        print(f"project    {code(data['project'], 80)} ({data['projectSource']})")
+        print(f"languages  {', '.join(code(x, 40) for x in data['languages']) or '-'}")
         print(f"database   {data['database']} ({data['databaseBytes']:,} bytes)")
         print(f"model      {data['model']} ({data['dimension']}-d)")
         print(f"encoding   {data['encoding']}")
@@ -412,13 +415,16 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
                 if m["injected"]
                 else ""
             )
-            origin = "captured" if m["captured"] else m["sourceType"]
-            print(f"{m['id'][:8]} {m['kind']:<10} {m['status']:<10} {origin:<8} "
-                  f"{m['micro']}{pin}{used}")  # fmt: skip
+            kind_of = "captured" if m["captured"] else m["sourceType"]
+            origin = f" in {code(m['scope'], 120)}"
+            origin += f" from {code(m['source'], 160, tail=True)}" if m["source"] else ""
+            print(f"{m['id'][:8]} {m['kind']:<10} {m['status']:<10} {kind_of:<8} "
+                  f"{m['micro']}{pin}{used}{origin}")  # fmt: skip
         shown = data["offset"] + len(data["items"])
         more = f", next: --offset {data['nextOffset']}" if data["nextOffset"] is not None else ""
+        project = code(data["project"], 80)
         print(f"-- {data['offset'] + 1 if data['items'] else 0}–{shown} of {data['total']}{more}"
-              f" · {data['reviewPending']} to review")  # fmt: skip
+              f" · {data['reviewPending']} to review · project {project}")  # fmt: skip
     elif command == "edit":
         m = data["memory"]
         changed = ", ".join(data["changed"]) or "nothing changed"

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 from nous import __version__
 from nous import protocol as p
 from nous.context import chat
+from nous.context.render import code
 from nous.engine import Engine
 from nous.errors import NousError
 from nous.memory.model import Draft
@@ -241,7 +242,7 @@ def build(memory: Memory) -> MCPServer[Any]:
             redacted = [r.kind for r in result.redactions]
             return (
                 f"{result.status} {result.memory.id} [{result.memory.status}] "
-                f"in {result.memory.scope}"
+                f"in {code(result.memory.scope, 120)}"
                 + (f" (redacted: {', '.join(redacted)})" if redacted else "")
             )
 

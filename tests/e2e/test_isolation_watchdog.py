@@ -59,7 +59,7 @@ def test_multi_root_daemon_routes_by_active_file(tmp_path: Path) -> None:
         seen = texts(client.call("nous/context", {
             "input": "how do we deploy?", "mode": "turn", "activeFile": (beta / "main.py").as_uri(),
         }))  # fmt: skip
-        assert "Project beta" in seen and "blue-green" not in seen
+        assert "Project `beta`" in seen and "blue-green" not in seen
         seen = texts(client.call("nous/context", {
             "input": "how do we deploy?", "mode": "turn", "activeFile": str(alpha / "main.py"),
         }))  # fmt: skip

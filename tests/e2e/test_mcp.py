@@ -199,7 +199,7 @@ async def test_the_project_comes_from_the_clients_root_and_stays_isolated(
         assert not answer.is_error
         assert "PaymentGateway" not in text(answer)
         made = await session.call_tool("nous_remember", {"kind": "convention", "content": "Posts are written in Markdown with front matter."})  # fmt: skip
-        assert "in project:" in text(made)
+        assert "in `project:" in text(made)
 
     # --workspace wins over the working directory
     async with connect(db, other, "--workspace", str(folder)) as session:

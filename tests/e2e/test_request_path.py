@@ -29,7 +29,7 @@ def test_budget_notification_names_the_folder_that_answered(tmp_path: Path) -> N
         note = raw.notification("nous/budget", 30)
         assert note is not None
         assert note["params"]["project"] == "beta"
-        assert "editing src/pay.py" in result["text"]
+        assert "editing `src/pay.py`" in result["text"]
         assert "file://" not in result["text"]
         status = raw.call("nous/status", {})
         assert status["project"] == "alpha"  # no active file: the first folder

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tests.security import family_formats, lookalike_families
 from tests.security.bodies import Gen, LookAlike, Secret
 from tests.security.lookalike_classes import LOOKALIKES
 from tests.security.secret_formats import FORMATS
@@ -17,6 +18,9 @@ from tests.security.secret_formats import FORMATS
 SEED = 20261124
 PER_FORMAT = 4
 PER_CLASS = 5
+PER_FAMILY_FORMAT = 12
+"""Issue 28's provider families: more instances per format (every context of CONTEXTS)."""
+PER_CLASS_WIDE = lookalike_families.PER_CLASS_WIDE
 
 
 @dataclass(frozen=True)
@@ -26,11 +30,19 @@ class Corpus:
 
 
 def generate(seed: int = SEED) -> Corpus:
-    """The corpus for `seed`: PER_FORMAT secrets per format, PER_CLASS look-alikes per class."""
+    """The corpus for `seed`: PER_FORMAT secrets per format (PER_FAMILY_FORMAT for the provider
+    families), PER_CLASS look-alikes per class (PER_CLASS_WIDE for issue 28's classes)."""
     g = Gen(seed)
     secrets = [make(g, i) for make in FORMATS for i in range(PER_FORMAT)]
     lookalikes = [
         LookAlike(kind, make(g, i)) for kind, make in LOOKALIKES.items() for i in range(PER_CLASS)
+    ]
+    # issue 28, drawn after the rest so the earlier bodies stay what they were for a seed
+    secrets += [make(g, i) for make in family_formats.FORMATS for i in range(PER_FAMILY_FORMAT)]
+    lookalikes += [
+        LookAlike(kind, make(g, i))
+        for kind, make in lookalike_families.WIDE.items()
+        for i in range(PER_CLASS_WIDE)
     ]
     for s in secrets:
         missing = [v for v in s.values if v not in s.text]

@@ -11,7 +11,7 @@ import pytest
 
 from nous.memory import secrets
 from nous.memory.secrets import rules
-from tests.security import corpus
+from tests.security import corpus, family_formats, lookalike_families
 
 DATA = corpus.generate()
 FORMATS = sorted({s.format for s in DATA.secrets})
@@ -68,6 +68,37 @@ def test_the_corpus_is_as_broad_as_the_issue_asks() -> None:
     assert len(DATA.secrets) >= 150 and len(FORMATS) >= 40 and len(DATA.lookalikes) >= 150
     assert set(ISSUE_SECRETS) <= set(FORMATS), set(ISSUE_SECRETS) - set(FORMATS)
     assert set(ISSUE_LOOKALIKES) <= set(CLASSES), set(ISSUE_LOOKALIKES) - set(CLASSES)
+
+
+def test_the_corpus_holds_issue_28s_families_and_look_alike_classes() -> None:
+    """The four misses of the held-out suite, each family with its formats, each wide class
+    with PER_CLASS_WIDE varied instances (no two alike)."""
+    texts = [s.text for s in DATA.secrets]
+    assert any(t.startswith("our datadog api key is ") for t in texts)
+    assert {"discord-bot-token-any-age", "mailgun-private-key", "rails-secret-key-base"} <= set(
+        FORMATS
+    )
+    for family, names in family_formats.FAMILIES.items():
+        assert len(names) >= 5 and set(names) <= set(FORMATS), (family, set(names) - set(FORMATS))
+    for kind in lookalike_families.WIDE:
+        instances = [la.text for la in DATA.lookalikes if la.kind == kind]
+        assert len(instances) == lookalike_families.PER_CLASS_WIDE
+        assert len(set(instances)) == len(instances), kind
+
+
+@pytest.mark.parametrize("family", sorted(family_formats.FAMILIES))
+def test_every_provider_family_is_caught_at_99_percent(family: str) -> None:
+    names = set(family_formats.FAMILIES[family])
+    members = [s for s in DATA.secrets if s.format in names]
+    missed = [s.text for s in members if not caught(s)]
+    assert len(missed) <= 0.01 * len(members), missed
+
+
+@pytest.mark.parametrize("kind", sorted(lookalike_families.WIDE))
+def test_every_wide_look_alike_class_is_redacted_at_most_2_percent(kind: str) -> None:
+    members = [la.text for la in DATA.lookalikes if la.kind == kind]
+    touched = [t for t in members if secrets.find(t)]
+    assert len(touched) <= 0.02 * len(members), touched
 
 
 def test_the_corpus_is_generated_not_fixed() -> None:

@@ -7,9 +7,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+from watchfiles import Change
+
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.workspace import anchors
+from nous.workspace import watcher as watcher_module
 from nous.workspace.watcher import Ignored, Watcher, wait_for, walk, watch_roots
 
 
@@ -80,6 +84,56 @@ def test_index_equals_fresh_walk_after_rename_storm_and_recreate(tmp_path: Path)
         assert "src/renamed/f299.py" in watcher.index and "src/pkg/a.py" not in watcher.index
     finally:
         watcher.stop()
+
+
+def test_a_reconcile_that_walked_earlier_never_replaces_one_that_walked_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two reconciliations at once (the watcher's own after a batch, and another): on a busy
+    machine the one that started first can finish last. Its older walk must not replace the
+    newer one (issue 28: the index then lacked 50 files a fresh walk found)."""
+    tree(tmp_path)
+    watcher = Watcher(tmp_path, lambda _c: None, debounce_ms=100, rescan_seconds=3600)
+    real_walk, go = watcher_module.walk, threading.Event()
+
+    def slow_walk(root: Path, ignore: Ignored | None = None) -> set[str]:
+        found = real_walk(root, ignore)
+        if threading.current_thread().name == "early":
+            go.wait(10)  # walked before the new files, finishes after the later walk
+        return found
+
+    monkeypatch.setattr(watcher_module, "walk", slow_walk)
+    early = threading.Thread(target=watcher.reconcile, name="early")
+    early.start()
+    time.sleep(0.2)
+    (tmp_path / "src" / "pkg").mkdir(exist_ok=True)
+    for n in range(50):
+        (tmp_path / "src" / "pkg" / f"new{n}.py").write_text("")
+    late = threading.Thread(target=watcher.reconcile, name="late")
+    late.start()
+    time.sleep(0.2)
+    go.set()
+    early.join(10)
+    late.join(10)
+    assert watcher.index == real_walk(tmp_path)
+
+
+def test_a_late_event_for_a_recreated_folder_keeps_the_files_now_in_it(tmp_path: Path) -> None:
+    """Events arrive late: the "deleted" of a folder since recreated and refilled is applied
+    by what is on disk now, and never drops the files in it (not even until the next
+    reconciliation: the index is what `nous/status` and the harvest read meanwhile)."""
+    tree(tmp_path)
+    watcher = Watcher(tmp_path, lambda _c: None, debounce_ms=100, rescan_seconds=3600)
+    shutil.rmtree(tmp_path / "src" / "pkg")
+    (tmp_path / "src" / "pkg").mkdir()
+    for n in range(50):
+        (tmp_path / "src" / "pkg" / f"new{n}.py").write_text("")
+    watcher.reconcile()
+    watcher.reconcile = lambda: set()  # type: ignore[method-assign]
+    pkg = str(tmp_path / "src" / "pkg")
+    watcher._apply({(Change.deleted, pkg), (Change.added, pkg)})
+    watcher._apply({(Change.deleted, str(tmp_path / "src" / "pkg" / "a.py"))})
+    assert watcher.index == walk(tmp_path)
 
 
 def test_running_out_of_watches_degrades_to_rescans(tmp_path: Path) -> None:

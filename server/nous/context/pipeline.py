@@ -16,7 +16,7 @@ from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
 from nous.context.config import Config, Profile
-from nous.context.render import Block, defang, defang_lines
+from nous.context.render import Block, code, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
 from nous.memory import turns as chat_turns
@@ -163,12 +163,17 @@ def _blocks(config: Config, frame: str, view: View, mode: str) -> list[Block]:
     ]
     by_name = {b.name: b for b in blocks}
     if mode != "recall":
-        langs = ", ".join(defang(x, 40) for x in view.languages) or "no language detected"
-        task = f" · task: {defang(view.task, 40)}" if view.task else ""
-        active = ""
-        if view.active_file:
-            active = f" · editing {defang(view.active_file, 160, tail=True)}"
-        by_name["identity"].fixed = f"Project {defang(view.project, 80)} ({langs}){task}{active}"
+        # each as inline code: a name, never a sentence the model could take as an instruction
+        langs = ", ".join(x for x in (code(x, 40) for x in view.languages) if x)
+        task = code(view.task, 40) if view.task else ""
+        active = code(view.active_file, 160, tail=True) if view.active_file else ""
+        identity = by_name["identity"]
+        identity.fixed = (
+            f"Project {code(view.project, 80) or '(unnamed)'} ({langs or 'no language detected'})"
+            + (f" · task: {task}" if task else "")
+            + (f" · editing {active}" if active else "")
+        )
+        identity.inert = True
     if mode == "turn":
         by_name["frame"].title = f"Current Approach: {defang(frame, 40).capitalize()}"
         by_name["frame"].fixed = defang_lines(config.frames.text.get(frame, ""))

@@ -187,19 +187,37 @@ class Watcher:
         return not (os.path.isdir(path) and self.ignore(rel, True))
 
     def _apply(self, batch: set[tuple[Any, str]]) -> None:
+        """Apply a batch by what is on disk now, not by the event kinds (they arrive late and
+        out of order): a file that exists is indexed, a path that is gone leaves with everything
+        under it. An existing folder keeps the files indexed under it (a late event for a folder
+        deleted and recreated since must not drop what is in it now); the reconciliation that any
+        folder in a batch triggers brings in what its events missed. The new index replaces the
+        old in one assignment, so a reader never sees it half-applied."""
         changed = set()
-        for _change, path in batch:
-            rel = os.path.relpath(path, self.root).replace(os.sep, "/")
-            changed.add(rel)
-            if "/" not in rel and (path in self._roots or os.path.isdir(path)):
-                self._restart.set()  # a top-level folder came or went
-            with self._lock:
-                if os.path.lexists(path) and not os.path.isdir(path):  # as `walk` lists them
-                    self.index.add(rel)
+        restart = False
+        with self._lock:
+            index, folders_gone = set(self.index), []
+            for _change, path in batch:
+                rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+                changed.add(rel)
+                if "/" not in rel and (path in self._roots or os.path.isdir(path)):
+                    restart = True  # a top-level folder came or went
+                if os.path.isdir(path):
+                    index.discard(rel)  # a folder is never an entry (nor a symlink to one)
+                    if os.path.islink(path):  # `walk` does not enter it
+                        folders_gone.append(rel + "/")
+                elif os.path.lexists(path):  # as `walk` lists them
+                    index.add(rel)
+                elif rel in index:
+                    index.discard(rel)  # a file: nothing under it
                 else:
-                    self.index.discard(rel)
-                    prefix = rel + "/"
-                    self.index -= {p for p in self.index if p.startswith(prefix)}
+                    folders_gone.append(rel + "/")
+            if folders_gone:
+                gone = tuple(folders_gone)
+                index = {p for p in index if not p.startswith(gone)}
+            self.index = index
+        if restart:
+            self._restart.set()
         if changed & {".gitignore", ".nousignore"}:
             self.ignore = Ignored(self.root)
             changed |= self.reconcile()
@@ -208,9 +226,11 @@ class Watcher:
         self._emit(changed)
 
     def reconcile(self) -> set[str]:
-        """Make the index equal to a fresh walk; returns the paths that differed."""
-        fresh = walk(self.root, self.ignore)
+        """Make the index equal to a fresh walk; returns the paths that differed. The walk runs
+        under the index lock: a walk that started earlier (slower on a busy machine) can never
+        replace the result of one that started later, nor undo events applied meanwhile."""
         with self._lock:
+            fresh = walk(self.root, self.ignore)
             diff = fresh ^ self.index
             self.index = fresh
         return diff

@@ -3,8 +3,8 @@
 Detection is the Kingfisher library (`library.py`: the Betterleaks rule set, hundreds of vendor
 formats) plus Nous's own context rules (`rules.py`: assignments, URLs, command lines, headers,
 `.netrc`, key blocks, bare random strings; `shapes.py`: token shapes the library gates or lacks)
-with their look-alike vetoes (`values.py`). Measured on
-the generated corpus in `tests/security/` (`scripts/secrets-corpus`; figures in
+with their look-alike vetoes (`values.py`; `data.py`: base64 blocks, files and share links).
+Measured on the generated corpus in `tests/security/` (`scripts/secrets-corpus`; figures in
 docs/reliability.md). Git SHAs, UUIDs, digests, lockfile hashes and public keys are left alone:
 memories cite them.
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from typing import Any
 
@@ -71,8 +72,43 @@ def version() -> str:
     return f"{NAME} {__version__}"
 
 
+_IDENTIFIER_RULE = re.compile(
+    r"(?:-id|-name|-url|-host|-domain|-username|-address|-repository)(?:\.\d+)?$"
+)
+"""The library's invisible helper rules that find identifiers, not secrets (`azure-tenant-id`,
+`azure-client-id`: a UUID after `AZURE_TENANT_ID=` is no credential). Its invisible secret
+components (`aws-secret-access-key`, `ovh-consumer-key`, …) still count."""
+_PROSE = re.compile(
+    r"(?:key|token|secret|password|passwd|credential|dsn)s?['\"`)]?"
+    r"( (?:is|was|are|to|holds|equals) | ?-> ?)(?=\S)",
+    re.I,
+)
+"""A key's name joined to its value by a word, in prose. The library's vendor rules want a
+`:` or `=` after the vendor's name (`datadog_api_key: …`); "our datadog api key is …" reaches
+them once these words are read as `:` (same length, so offsets hold). Only after a secret's
+word: "the runbook is in docs/" costs no second scan."""
+
+
+def _as_assignments(text: str) -> str:
+    out, last = [], 0
+    for m in _PROSE.finditer(text):
+        out += [text[last : m.start(1)], ":".center(m.end(1) - m.start(1), " ")]
+        last = m.end(1)
+    return "".join([*out, text[last:]])
+
+
 def scan(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) in character offsets for each finding; [] when unavailable."""
+    """(kind, start, end) in character offsets for each finding; [] when unavailable. Prose
+    ("the mailgun key is …", "set the datadog token to …") is scanned a second time with its
+    joining words read as `:`, so the library's vendor rules apply to it too."""
+    found = _scan(text)
+    if text and _PROSE.search(text):
+        prose = _scan(_as_assignments(text))
+        found += [f for f in prose if f not in found]
+    return found
+
+
+def _scan(text: str) -> list[tuple[str, int, int]]:
     scanner = _load()
     if scanner is None or not text:
         return []
@@ -88,6 +124,8 @@ def scan(text: str) -> list[tuple[str, int, int]]:
     ascii_only = len(data) == len(text)
     out = []
     for f in found:
+        if not f.visible and _IDENTIFIER_RULE.search(f.rule_id):
+            continue  # a helper rule: an id, a name or a host a composite rule pairs with a secret
         loc = f.location
         start, end = int(loc["start_offset"]), int(loc["end_offset"])
         if not ascii_only:  # byte offsets to character offsets

@@ -25,7 +25,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from nous.memory.secrets import shapes, values
+from nous.memory.secrets import data, shapes, values
 
 Span = tuple[str, int, int]
 
@@ -71,10 +71,11 @@ _KEYWORD = re.compile(
     r"|パスワード"
 )
 _SEPARATOR = re.compile(
-    r"""(?:\\?["'\]]|\*)*[ \t]*(?:[:=,|]|(?:is|was)[ \t]|(?:for|to|of|on)[ \t])"""
+    r"""(?:\\?["'\]]|\*)*[ \t]*(?:[:=,|]|->|(?:is|was|holds|contains)[ \t]|(?:for|to|of|on)[ \t])"""
 )
 _AFTER_NAME = re.compile(
-    r"""(\\?["']\]?|\*\*)?[ \t]*(:=|=>|==?|:|,|\||[ \t]+(?:is|was)[ \t]+)[ \t]*(?:\*\*|__)?[ \t]*"""
+    r"""(\\?["']\]?|\*\*)?[ \t]*(:=|=>|==?|:|,|\||->|[ \t]+(?:is|was|to|holds|contains)[ \t]+)"""
+    r"""[ \t]*(?:\*\*|__)?[ \t]*"""
     r"""(?:\\?(["'`])([^"'`\n\\]{1,4096}?)\\?\3|([^\s"'`,;)}\]<>|]{1,4096}))"""
 )
 _SPACED = re.compile(  # a value with a digit in it (prose after a secret word has none)
@@ -84,13 +85,7 @@ _WORD_BEFORE = re.compile(r"([A-Za-z]+)[ \t]+\Z")
 _PAIR_REST = re.compile(r"[ \t]*/[ \t]*([^\s\"'`,;)}\]<>|]{4,200})")
 _PROSE_LINK = re.compile(r"[ \t]+(?:for|to|of|on)[ \t]+[\w .@/-]{1,40}?(?=[ \t]*(?::|is |was |=))")
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,256}={0,2}(?![A-Za-z0-9+/=_-])")
-_DATA_MARKERS = re.compile(
-    r"sha\d+[-:]|h1:|base64,|md5:|integrity|ssh-(?:rsa|dss|ed25519)|ecdsa-sha2|checksum"
-    r"|digest|hash|etag|fingerprint|thumbnail|image|icon|avatar|logo|font|img|src=|data:|nonce"
-    r"|pk_(?:live|test)_|\"sig\"|signature|keyid|ipfs|bafy|onion"
-)
 _CID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")
-_FILE_MAGIC = ("iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "PHN2Zy", "PD94bW", "H4sI", "UEsDB")
 
 
 def scan(text: str) -> list[Span]:
@@ -145,11 +140,13 @@ def _contexts(text: str, low: str) -> list[Span]:
     found: list[Span] = []
 
     def add(kind: str, pattern: re.Pattern[str], group: int, *, on: str = low,
-            quote: int | None = None, prose: bool = False) -> None:  # fmt: skip
+            quote: int | None = None, prose: bool = False, share: bool = True) -> None:  # fmt: skip
         for m in pattern.finditer(on):
             value = text[m.start(group) : m.end(group)]
             if values.reference(value) or values.placeholder(value):
                 continue
+            if not share and data.share_url_at(text, m.start()):
+                continue  # a document link's `?key=` names the document
             quoted = quote is not None and bool(m.group(quote))
             if (
                 prose
@@ -164,7 +161,7 @@ def _contexts(text: str, low: str) -> list[Span]:
     if "://" in low:
         add("url-password", _URL_PASSWORD, 1)
     if "=" in low:
-        add("url-secret-parameter", _QUERY_SECRET, 1)
+        add("url-secret-parameter", _QUERY_SECRET, 1, share=False)
     if "curl" in low:
         add("curl-user-password", _CURL_USER, 2)
     if "mysql" in low or "mariadb" in low:
@@ -179,7 +176,14 @@ def _contexts(text: str, low: str) -> list[Span]:
         add("netrc-password", _NETRC, 1)
         add("netrc-password", _NETRC_LINE, 1, prose=True)
     if text.count(":") >= 4:
-        add("pgpass-password", _PGPASS, 1, on=text, prose=True)
+        for m in _PGPASS.finditer(text):  # not a fingerprint's `AB:CD:EF:…`
+            if values.fingerprint_in(m.group()):
+                continue
+            value = m.group(1)
+            if values.reference(value) or values.placeholder(value):
+                continue
+            if values.assigned_value(value, quoted=False) and values.credential_like(value):
+                found.append(("pgpass-password", m.start(1), m.end(1)))
     if "variable" in low and "default" in low:
         for m in _TERRAFORM.finditer(text):
             if values.secret_name(m.group(1)) and values.assigned_value(m.group(2), quoted=True):
@@ -238,7 +242,8 @@ def _assignments(text: str, low: str) -> list[Span]:
         if sep == "," and not (quoted and start > 0 and text[start - 1] in "\"'"):
             continue  # only `define('NAME', 'value')`-style pairs
         group = 4 if quoted else 5
-        value = m.group(group)
+        end = m.end(group) if quoted else _word_end(text, m.end(group))
+        value = text[m.start(group) : end]
         pair = _PAIR_REST.match(text, m.end()) if not quoted else None
         if pair and values.assigned_value(pair.group(1), quoted=False):
             found.append(("assigned-secret", pair.start(1), pair.end(1)))  # "admin / Hunter2024"
@@ -254,12 +259,28 @@ def _assignments(text: str, low: str) -> list[Span]:
             continue  # `login: admin` is a user name
         eol = text.find("\n", m.end())
         rest = text[m.end() : eol if eol != -1 else n].strip()
-        prose = bool(linked) or sep in ("is", "was", "|") or (sep == ":" and not quoted and rest)
+        prose = (
+            bool(linked)
+            or sep in ("is", "was", "to", "holds", "contains", "|", "->")
+            or (sep == ":" and not quoted and rest)
+        )
         if prose and not values.credential_like(value):
             continue  # "the password is required", "secret: see the team vault"
-        found.append(("assigned-secret", m.start(group), m.end(group)))
-        done = m.end()
+        found.append(("assigned-secret", m.start(group), end))
+        done = max(m.end(), end)
     return found + _table_columns(text, low)
+
+
+def _word_end(text: str, end: int) -> int:
+    """An unquoted value stops at `)`, `]` or `}` (`connect(password=x)`), unless more of it
+    follows in the same word: Django's generated keys hold brackets (`edw7w=sm)jz(0!f…`)."""
+    if end >= len(text) or text[end] not in ")]}":
+        return end
+    stop = end
+    while stop < len(text) and not text[stop].isspace():
+        stop += 1
+    tail = text[end:stop].rstrip(")]},;.:'\"`")
+    return end + len(tail) if len(tail) > 1 else end
 
 
 def _name_char(c: str) -> bool:
@@ -281,12 +302,18 @@ def _table_columns(text: str, low: str) -> list[Span]:
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
-    for i, line in enumerate(lines[:-2]):
-        if not line.lstrip().startswith("|") or not set(lines[i + 1].strip()) <= set("|:- "):
+    for i, line in enumerate(lines[:-1]):
+        if not line.lstrip().startswith("|") or (i > 0 and lines[i - 1].lstrip().startswith("|")):
+            continue  # a table starts here
+        if set(lines[i + 1].strip()) <= set("|:- "):
+            rows = i + 2
+        elif lines[i + 1].lstrip().startswith("|"):
+            rows = i + 1  # rendered without its delimiter row (the harvest's records)
+        else:
             continue
         header = [c.strip() for c in line.strip().strip("|").split("|")]
         secret_cols = {j for j, c in enumerate(header) if values.secret_name(c)}
-        for k in range(i + 2, len(lines)):
+        for k in range(rows, len(lines)):
             row = lines[k]
             if not row.lstrip().startswith("|"):
                 break
@@ -311,17 +338,25 @@ def _random_strings(
     found: list[Span] = []
     covered = _Intervals(known)
     public: _Intervals | None = None
+    block = (0, 0, False)  # the last base64 block judged: (first, end, is data); one per block
     for lo, hi in words:
         if hi - lo < 32:
             continue
         for m in _CANDIDATE.finditer(text, lo, hi):
             token = m.group()
-            if token.startswith(_FILE_MAGIC) or _CID.fullmatch(token):
+            if token.startswith(data.FILE_MAGIC) or _CID.fullmatch(token):
                 continue
             if covered.contains(m.start(), m.end()) or not values.random_token(token):
                 continue
             line_start = low.rfind("\n", 0, m.start()) + 1
-            if _DATA_MARKERS.search(low, max(line_start, m.start() - 48), m.start() + 8):
+            if data.DATA_MARKERS.search(low, max(line_start, m.start() - 48), m.start() + 8):
+                continue
+            if data.share_url_at(text, m.start()):
+                continue
+            if not block[0] <= m.start() < block[1]:
+                first, end = data.block(text, m.start(), m.end())
+                block = (first, end, data.encoded_data(text, low, first, end, scan))
+            if block[2]:
                 continue
             if public is None:
                 public = _Intervals(

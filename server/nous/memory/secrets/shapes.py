@@ -70,7 +70,13 @@ SHAPES = [
     _shape(
         "discord-bot-token", r"\.[\w-]{6}\.[\w-]{27,40}(?![\w-])", r"(?<![\w-])[MNO][\w-]{23,27}"
     ),
-    _shape("telegram-bot-token", r":AA[\w-]{33}(?![\w-])", r"(?<![\w:])\d{8,10}"),
+    _shape(  # bare, or in the Bot API's URL (`https://api.telegram.org/bot<id>:AA…/getMe`)
+        "telegram-bot-token", r":AA[\w-]{33}(?![\w-])", r"(?:(?<=/bot)|(?<![\w:]))\d{5,16}"
+    ),
+    _shape(  # Mailchimp: 32 hex and the data centre (`-us7`, `-us14`); the library wants `-us\d\d`
+        "mailchimp-api-key", r"-us\d{1,2}(?![\w-])", r"(?<![\w-])[0-9a-f]{32}"
+    ),
+    _shape("honeycomb-ingest-key", r"hc[ax]ik_[a-z0-9]{40,}(?![\w-])"),
     _shape("new-relic-key", r"NRAK-[A-Z0-9]{27}(?![A-Za-z0-9])"),
     _shape("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/]{32,}"),
     _shape("azure-ad-client-secret", r"Q~[\w~.-]{31,34}(?![\w~.-])", r"(?<![\w~.-])[\w~.]{3}\d"),
@@ -124,7 +130,7 @@ def scan(text: str, words: list[tuple[int, int]]) -> list[Span]:
                     if b is None:
                         continue
                     start = b.start()
-                if start > lo and text[start - 1] in _WORD:
+                if start > lo and text[start - 1] in _WORD and text[start - 4 : start] != "/bot":
                     continue
                 if values.placeholder(text[start : m.end()]):
                     continue  # `AKIAXXXXXXXXXXXXXXXX` in a README

@@ -6,6 +6,8 @@ Pure functions over strings; the rules in `rules.py` call them.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import math
 import re
@@ -27,6 +29,11 @@ _KEY_OWNERS = frozenset(
     "api access secret private master signing encryption license app client service account "
     "storage subscription admin auth webhook deploy shared session consumer wifi wpa wpa2 psk "
     "recovery backup aes hmac activation".split()
+) | frozenset(  # vendors whose keys are named after them ("the mailjet key: …", issue 28)
+    "datadog dd twilio mailgun mailjet mj sendgrid mailchimp postmark sparkpost brevo "
+    "sendinblue resend mandrill honeycomb sentry splunk hec relic newrelic dynatrace grafana "
+    "discord slack telegram bot stripe github gitlab openai anthropic rails django laravel "
+    "flask symfony phoenix nextauth".split()
 )
 _META = frozenset(
     "ttl expiry expires expire expiration timeout length len min max lifetime interval days "
@@ -130,8 +137,8 @@ _CODE_OBJECTS = frozenset(
 def code_reference(value: str) -> bool:
     """`get_password()`, `settings.DB_PASSWORD`, `self.token`: code that reads a secret, not a
     secret (`ember.canyon11` is a password, not an attribute)."""
-    if _CALL.match(value):
-        return True
+    if _CALL.match(value):  # a generated key may start like one: Django's `qe(0pb=10n2j_!zi…`
+        return entropy(value) < 4.5
     m = _ATTRIBUTE.match(value)
     if m is None or random_token(value):
         return False
@@ -180,11 +187,22 @@ def assigned_value(value: str, *, quoted: bool) -> bool:
     return not v.startswith("[REDACTED")
 
 
+_HEX_KEY = re.compile(r"[0-9a-fA-F-]{32,}(?:-[0-9A-Za-z]{2,12})?")
+"""Hex keys, UUIDs, and hex keys with a suffix (Mailchimp's `…-us14`)."""
+_FINGERPRINT = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){3,}")
+
+
+def fingerprint_in(text: str) -> bool:
+    """Hex bytes joined by colons in it: a certificate or key fingerprint (`AB:CD:…`), public
+    (a `.pgpass` line `host:5432:db:user:pw` has none)."""
+    return _FINGERPRINT.search(text) is not None
+
+
 def strong(value: str) -> bool:
     """A value standing after a secret's name with only a space between (`password P@ssw0rd!`):
     it must look generated or like a real password (digits and mixed-case letters), not prose
     or a name (`password reset`, `token 500`, `password argon2id`, `token gpt-4o-2024-08-06`)."""
-    if random_token(value) or (len(value) >= 32 and re.fullmatch(r"[0-9a-fA-F-]+", value)):
+    if random_token(value) or (len(value) >= 32 and _HEX_KEY.fullmatch(value)):
         return True
     digits = any(c.isdigit() for c in value)
     mixed = value != value.lower() and value != value.upper()
@@ -250,3 +268,22 @@ def random_token(token: str) -> bool:
     if wordy(core):
         return False  # long identifiers and paths
     return entropy(core) >= 4.0
+
+
+def decoded_text(token: str) -> str | None:
+    """The text a base64 (or base64url) token encodes, when it encodes text (UTF-8, nearly all
+    printable); None for random bytes, binary data or what is not base64."""
+    core = token.rstrip("=")
+    if len(core) < 16:
+        return None
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        if "-" in core or "_" in core:
+            raw = base64.urlsafe_b64decode(padded)
+        else:
+            raw = base64.b64decode(padded, validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
+    return text if text and printable >= 0.97 * len(text) else None
