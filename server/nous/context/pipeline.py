@@ -526,6 +526,7 @@ def _filter(
 
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
+    vec_owners: list[Scored] = []  # the kept memory of each of kept_vecs (not all have one)
     candidates = _chat_turns_out(req, candidates, work)
     candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (§10)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
@@ -604,12 +605,13 @@ def _filter(
             sims = np.stack(kept_vecs) @ vec
             best = int(np.argmax(sims))
             if float(sims[best]) > config.scoring.dedup_selected_cosine:
-                work.drop(c, "duplicate", f"of {kept[best].memory.id}")
+                work.drop(c, "duplicate", f"of {vec_owners[best].memory.id}")
                 continue
         per_kind[m.kind] = per_kind.get(m.kind, 0) + 1
         kept.append(c)
         if vec is not None:
             kept_vecs.append(vec)
+            vec_owners.append(c)
     return _preserve(kept, profile)
 
 
