@@ -63,11 +63,18 @@ def test_another_sessions_asking_turn_and_an_echo_are_no_answers() -> None:
         ),
         ("Money is stored as integer cents, never floats.", True),
         (
+            "The recall found this in the project's records: money is stored as integer cents, "
+            "never floats.",
+            True,
+        ),
+        (
             "Payments go through the PaymentGateway adapter, so I will mock it in the checkout "
             "tests and add a retry with backoff for declined cards and timeouts.",
             False,
         ),
         ("We decided to compute shipping fees by parcel weight, not a flat rate.", False),
+        ("Done, I've added the retry wrapper.", False),
+        ("Use the adapter; add retries.", False),
         ("", False),
     ],
 )

@@ -119,8 +119,10 @@ export function rowLabel(m: Pick<ListedMemory, "micro" | "content">): string {
 /** How many characters a row holds at the default side-bar width (300 px: ~247 px of text beside
  * the icon, ~36 characters of the workbench font; a few kept for the scroll bar). */
 export const ROW_CHARS = 33;
-/** A row under a group (Project knowledge, Captured from chat) is indented one level (8 px). */
-export const NESTED_ROW_CHARS = ROW_CHARS - 1;
+/** A row under a group (Project knowledge, Captured from chat): indented one level, 217 px of
+ * label at the default width; at the widest characters measured there (~7.5 px: capitals,
+ * digits, `w`) 29 fit. */
+export const NESTED_ROW_CHARS = 29;
 
 /** The row's label: the first words of the memory, cut to `max` characters (at a word boundary
  * when that keeps most of it); the rest is in the tooltip. */

@@ -140,7 +140,10 @@ test("a row under a group fits its indented place: the title and description wit
   const m = memory({ source: "manual", micro: "Memories live in SQLite with FTS5; we never add a Postgres dependency." });
   const nested = rowParts(m, NESTED_ROW_CHARS);
   assert.ok(nested.title.length + 1 + nested.description.length <= NESTED_ROW_CHARS, JSON.stringify(nested));
-  assert.equal(nested.title, "Memories live…");
+  assert.equal(nested.title, "Memories li…");
+  // the widest row the e2e met: a long status and a file name
+  const adr = rowParts(memory({ status: "reviewed", source: "file:docs/adr/0001-payments-through-gateway.md", micro: "Consequences: One place to mock in tests." }), NESTED_ROW_CHARS);
+  assert.ok(adr.title.length + 1 + adr.description.length <= NESTED_ROW_CHARS, JSON.stringify(adr));
 });
 
 test("filters become nous/list params, empty ones left out", () => {

@@ -24,10 +24,12 @@ a search, not a statement."""
 ECHO_EXTRA_WORDS = 3
 """A captured memory holding every content word of the question and at most this many more
 says the question again."""
-RESTATED_NEW_WORDS = 3
-RESTATED_NEW_SHARE = 0.2
+RESTATED_NEW_WORDS = 4
+RESTATED_NEW_SHARE = 0.35
 """A reply whose content words not found in what its session was given are at most
-`RESTATED_NEW_WORDS`, or at most this share of its words, restates the injected memories."""
+`RESTATED_NEW_WORDS`, or at most this share of its words (and fewer than those it shares with
+them), restates the injected memories: a lead-in such as "the recall found this in the
+project's records" is four words."""
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _ASKS = re.compile(
@@ -74,7 +76,8 @@ def restates(reply: str, injected: Iterable[str]) -> bool:
     for text in injected:
         given |= relevance.stems(text)
     new = len(said - given)
-    return new <= max(RESTATED_NEW_WORDS, RESTATED_NEW_SHARE * len(said))
+    shared = len(said) - new  # a short reply of its own ("Done, I've added the retry wrapper.")
+    return shared > new and new <= max(RESTATED_NEW_WORDS, RESTATED_NEW_SHARE * len(said))
 
 
 def repeats(question: str, memory: Memory) -> bool:
