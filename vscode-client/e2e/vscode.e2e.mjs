@@ -531,7 +531,7 @@ test("the memory browser lists memories with kind, status, source and use; filte
   // source, none of it cut
   const decision = memoryRow("Memories live in SQLite with FTS5");
   await decision.waitFor({ timeout: SLOW });
-  await until("the row to show status and source", async () => /Memories l\w*…\s*recorded · manual/.test(await decision.innerText()));
+  await until("the row to show status and source", async () => /Memories l\w*…\s*recorded · manu/.test(await decision.innerText()));
   await memoryRow("PaymentGateway").waitFor({ timeout: 20_000 });
   // what chat captured on its own is listed apart from project knowledge, in a group of its own
   // (folded at first): the status-bar test's questions are there, kept for their session only
