@@ -159,3 +159,36 @@ def test_a_turn_said_in_an_earlier_session_too_keeps_its_place_in_this_one(
     assert (b0.index, b1.index, b2.index) == (0, 1, 2)
     near = real_store.turn_neighbours([b1.id or ""], 1, ["project:shop"])
     assert sorted(near[b1.id or ""]) == sorted([(b0.id, -1), (b2.id, 1)])  # signed steps
+
+
+def test_a_reply_that_only_restates_what_was_injected_is_not_kept(real_store: MemoryStore) -> None:
+    """A model answering from the context Nous gave it says the memories again in its own lead-in:
+    kept, the reply would come back as a memory of the memory it quotes. A reply that adds its
+    own words (a decision, an explanation) is a turn of the session."""
+    folder = Folder(real_store)
+    given = [
+        "All payments go through the PaymentGateway adapter in shop/payments.py; nothing calls "
+        "the card processor directly.",
+        "Money is stored as integer cents, never floats.",
+    ]
+    restated = (
+        "According to the project's records: all payments go through the PaymentGateway "
+        "adapter in shop/payments.py, and nothing calls the card processor directly."
+    )
+    kept = capture.turn(
+        folder, TurnParams(session_id="r", role="assistant", text=restated), injected=given
+    )
+    assert kept.stored is False
+    assert real_store.memory_count() == 0
+    own = (
+        "The checkout should call the PaymentGateway adapter; I would add a retry with backoff "
+        "around the refund call and log each declined card with its reason code."
+    )
+    assert capture.turn(
+        folder, TurnParams(session_id="r", role="assistant", text=own), injected=given
+    ).stored
+    # the user's words are never judged by what was injected; nor a reply when nothing was
+    assert capture.turn(
+        folder, TurnParams(session_id="r", role="user", text=given[1]), injected=given
+    ).stored
+    assert said(folder, "r2", restated, "assistant").stored

@@ -51,3 +51,39 @@ def test_another_sessions_asking_turn_and_an_echo_are_no_answers() -> None:
     doc = memory("where are orders stored", "file:docs/faq.md#orders")
     assert echo.excluded("Where are orders stored?", "d", doc) is not None
     assert echo.excluded("where are orders kept", "d", doc) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "restated"),
+    [
+        (
+            "According to the project's records, all payments go through the PaymentGateway "
+            "adapter; nothing calls the card processor directly.",
+            True,
+        ),
+        ("Money is stored as integer cents, never floats.", True),
+        (
+            "The recall found this in the project's records: money is stored as integer cents, "
+            "never floats.",
+            True,
+        ),
+        (
+            "Payments go through the PaymentGateway adapter, so I will mock it in the checkout "
+            "tests and add a retry with backoff for declined cards and timeouts.",
+            False,
+        ),
+        ("We decided to compute shipping fees by parcel weight, not a flat rate.", False),
+        ("Done, I've added the retry wrapper.", False),
+        ("Use the adapter; add retries.", False),
+        ("", False),
+    ],
+)
+def test_a_reply_restates_the_injected_memories_when_it_adds_next_to_no_words(
+    reply: str, restated: bool
+) -> None:
+    injected = [
+        "All payments go through the PaymentGateway adapter in shop/payments.py; nothing calls "
+        "the card processor directly.",
+        "Money is stored as integer cents, never floats.",
+    ]
+    assert echo.restates(reply, injected) is restated

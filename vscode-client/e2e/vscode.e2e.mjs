@@ -8,8 +8,10 @@
 // daemon reported; a decision and a next step settled in one chat session open the next one's
 // #nousContext as session notes, and “Nous: Forget Chat Session…” removes them; an agent-mode tool
 // call (another participant passing its chat's invocation token, or none) is kept as a turn of
-// that chat's session, and Show Context for… keeps nothing. Screenshots go to
-// $NOUS_E2E_OUT (default e2e/out).
+// that chat's session, and Show Context for… keeps nothing; the memory browser lists chat captures
+// apart from project knowledge; after the run the store holds no query-only turn outside its
+// session (recalled from a new session with `nous recall`) and no test-model text. Screenshots go
+// to $NOUS_E2E_OUT (default e2e/out).
 //
 // Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous
 // installed, only to seed the test's memories from the command line), NOUS_E2E_BARE_PYTHON (a
@@ -337,7 +339,7 @@ test("@nous typed in the chat input reaches the model with the injected context"
   assert.match(first, /PaymentGateway/, "the ADR harvested from docs/adr was injected");
   assert.match(textOf(request.messages.at(-1)), /how should the checkout code take payments/);
   assert.ok(request.tools.includes("nous_recall"), "the participant offers nous_recall to the model");
-  const answer = page.locator(".interactive-item-container", { hasText: "FAKE MODEL ANSWER" }).last();
+  const answer = page.locator(".interactive-item-container", { hasText: "According to the project's records" }).last();
   await answer.waitFor({ timeout: SLOW });
   await runCommand("Maximize Secondary Side Bar");
   await page.waitForTimeout(800);
@@ -370,7 +372,7 @@ test("the model's nous_recall tool call goes through the participant's tool loop
   );
   const result = withResult.messages.flatMap((m) => m.parts).find((p) => p.type === "toolResult");
   assert.match(result.text, /SQLite with FTS5/, "the recalled memory came back from the daemon");
-  await page.locator(".interactive-item-container", { hasText: "TOOL RESULT from nous_recall" }).last().waitFor({ timeout: SLOW });
+  await page.locator(".interactive-item-container", { hasText: "The recall found this in the project's records" }).last().waitFor({ timeout: SLOW });
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(OUT, "chat-tool-loop.png") });
 });
@@ -409,6 +411,11 @@ test("vscode.lm.invokeTool('nous_recall') honours the token budget it is given",
   const tokens = Number(/\(Nous: \d+ memor(?:y|ies) \((\d+) tokens\)[^\n]*\)\s*$/.exec(result.text)?.[1]);
   assert.ok(tokens > 0 && tokens <= 120, `recall used ${tokens} tokens for a budget of 120: ${result.text}`);
   assert.match(result.text, /embedding|vector|SQLite/i);
+  // an agent-mode call (no @nous request in flight): the daemon gave its session an agent's limits
+  const state = await dumpState();
+  const call = state.manifests.filter((m) => m.title.startsWith("#nousRecall where do memories live")).at(-1);
+  assert.equal(call?.sessionCap, 24_000, `the agent's session cap (agentSessionCap): ${JSON.stringify(call)}`);
+  assert.match(call.sessionId, /^vscode-tools-/);
 });
 
 test("the status bar counts every injection of a chat session: three @nous answers and a tool call", async () => {
@@ -524,8 +531,26 @@ test("the memory browser lists memories with kind, status, source and use; filte
   // source, none of it cut
   const decision = memoryRow("Memories live in SQLite with FTS5");
   await decision.waitFor({ timeout: SLOW });
-  await until("the row to show status and source", async () => /Memories live…\s*recorded · manual/.test(await decision.innerText()));
+  await until("the row to show status and source", async () => /Memories l\w*…\s*recorded · manu/.test(await decision.innerText()));
   await memoryRow("PaymentGateway").waitFor({ timeout: 20_000 });
+  // what chat captured on its own is listed apart from project knowledge, in a group of its own
+  // (folded at first): the status-bar test's questions are there, kept for their session only
+  const knowledgeGroup = pane("Memories").locator(".monaco-list-row", { hasText: "Project knowledge" }).first();
+  const capturedGroup = pane("Memories").locator(".monaco-list-row", { hasText: "Captured from chat" }).first();
+  await knowledgeGroup.waitFor({ timeout: 20_000 });
+  await capturedGroup.waitFor({ timeout: 20_000 });
+  if ((await capturedGroup.getAttribute("aria-expanded")) !== "true") await capturedGroup.click();
+  await memoryRow("how are prices stored in the shop").waitFor({ timeout: 20_000 });
+  const groups = await browserState();
+  const listed = new Map(groups.memories.map((m) => [m.id, m]));
+  assert.ok(groups.captured.length > 0, JSON.stringify(groups));
+  assert.deepEqual(groups.captured.filter((id) => listed.get(id)?.captured !== true), [], "only captures in the captured group");
+  const knowledgeIds = groups.ids.filter((id) => !groups.captured.includes(id));
+  assert.deepEqual(knowledgeIds.filter((id) => listed.get(id)?.captured), [], "no capture among project knowledge");
+  assert.ok(knowledgeIds.some((id) => /PaymentGateway/.test(listed.get(id)?.content ?? "")), "the harvested ADR is project knowledge");
+  assert.ok(groups.captured.some((id) => listed.get(id)?.tags.includes("asking")), "an asking turn is a capture");
+  assert.equal(groups.total, groups.totals.knowledge + groups.totals.captured);
+  log(`browser groups: ${groups.totals.knowledge} project knowledge, ${groups.totals.captured} captured from chat`);
   const width = (await page.locator(".part.sidebar").first().boundingBox())?.width;
   const rows = pane("Memories").locator(".monaco-list-row");
   const clipped = [];
@@ -536,6 +561,14 @@ test("the memory browser lists memories with kind, status, source and use; filte
     if (fit) log(`row at ${width}px: “${fit.text.replace(/\s+/g, " ")}” ${fit.scroll}/${fit.client}px`);
   }
   assert.deepEqual(clipped, [], `rows cut at the default side-bar width (${width}px)`);
+  await capturedGroup.scrollIntoViewIfNeeded();
+  await page.mouse.move(900, 500);
+  await page.waitForTimeout(600);
+  await page.screenshot({ path: join(OUT, "browser-captured.png") });
+  await pane("Memories").screenshot({ path: join(OUT, "browser-captured-pane.png") });
+  // folded again: the rest of the test reads project knowledge
+  await capturedGroup.click();
+  await until("the captured group to fold", async () => (await capturedGroup.getAttribute("aria-expanded")) === "false", 10_000);
   const icon = await decision.locator(".codicon").first().getAttribute("class");
   assert.match(icon ?? "", /codicon-law/, "a decision's icon");
   const all = await browserState();
@@ -617,7 +650,7 @@ test("a memory opens as a record; its edit is re-embedded and the next @nous ans
   const first = textOf(request.messages[0]);
   assert.match(first, /scripts\/release\.sh/, "the edited text was injected");
   assert.doesNotMatch(first, /bump the version in pyproject/, "the old text is gone");
-  await page.locator(".interactive-item-container", { hasText: "FAKE MODEL ANSWER" }).last().waitFor({ timeout: SLOW });
+  await page.locator(".interactive-item-container", { hasText: "According to the project's records" }).last().waitFor({ timeout: SLOW });
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(OUT, "browser-edit-chat.png") });
 });
@@ -693,7 +726,9 @@ async function probeStartup() {
 }
 
 const DECISION = "We decided to compute shipping fees by parcel weight, not a flat rate.";
-const NEXT_STEP = "Next step: add a carrier_rates migration with the weight tiers.";
+// the note keeps what the step is, under its tag ("next: add a carrier_rates migration…"), without
+// the reply's own label ("Next step:") doubled
+const NEXT_STEP = "add a carrier_rates migration with the weight tiers.";
 const SESSION_A = "let's settle how shipping fees are computed: by parcel weight or a flat rate?";
 
 function flat(text) {
@@ -729,7 +764,8 @@ test("chat session A settles a decision and leaves a next step; session B's #nou
   assert.ok(flat(result).includes(DECISION), `the decision is in session B's startup context:\n${result}`);
   assert.ok(flat(result).includes(NEXT_STEP), `the next step is in session B's startup context:\n${result}`);
   assert.doesNotMatch(result, /let's settle how shipping fees/, "session A's question is a turn, not a note");
-  await page.locator(".interactive-item-container", { hasText: "the startup context from nous_context" }).last().waitFor({ timeout: SLOW });
+  // the model says where the last session left off: the notes again (a reply Nous does not keep)
+  await page.locator(".interactive-item-container", { hasText: "Where we left off" }).last().waitFor({ timeout: SLOW });
   await page.waitForTimeout(500);
   await page.screenshot({ path: join(OUT, "session-b-chat.png") });
 
@@ -778,42 +814,44 @@ test("Nous: Forget Chat Session… removes session A's turns and notes after a m
   assert.deepEqual(left, [], "nothing of session A is left in a new session's startup");
 });
 
-test("an agent-mode #nousContext call is kept as a turn of its chat; a preview keeps nothing", async () => {
+test("an agent-mode #nousContext call leaves its task's notes in its chat's session, not the task; a preview keeps nothing", async () => {
   // Show Context for… is a preview: what it is given is not kept
   await showContextFor("We decided to bill refunds in euros. Next step: wire the refund webhook into the ledger.");
   await rendered(/Nous manifest: We decided to bill refunds/);
-  // the tool's task is reported through nous/turn under the tool's session
+  // the tool's task is reported through nous/turn (tool: nous_context) under the tool's session:
+  // the decision and the next step it states are session notes, the task itself is a tool's input
   rmSync(join(OUT, "invoke-context.json"), { force: true });
   await runCommand("Nous E2E: Invoke Context Tool");
   const invoked = await readJson("invoke-context.json");
   assert.ok(invoked.ok, invoked.error);
-  const kept = await until("the tool's task as a chat turn", async () => {
+  const kept = await until("the tool's task's notes", async () => {
     const { memories } = await browserState();
-    const turn = memories.find((m) => m.kind === "episode" && /invoice export to the nightly job/.test(m.content));
-    return turn ? { turn, memories } : undefined;
+    const notes = memories.filter((m) => m.kind === "note" && /invoice export to the nightly job|nightly export tests/.test(m.content));
+    return notes.length >= 2 ? { notes, memories } : undefined;
   });
-  assert.match(kept.turn.source, /^chat:vscode-tools-[^#]+#\d+$/);
-  assert.ok(kept.memories.some((m) => m.kind === "note" && /nightly export tests/.test(m.content)), "its next step is a session note");
+  for (const note of kept.notes) assert.match(note.source, /^chat:vscode-tools-[^#]+#\d+$/);
+  assert.deepEqual(kept.memories.filter((m) => m.kind === "episode" && /invoice export to the nightly job/.test(m.content)), [], "the task is no turn");
   // the preview ran before the tool's turn on the daemon's one store thread: had it been kept, it would be listed
   assert.deepEqual(kept.memories.filter((m) => /refund webhook|refunds in euros/.test(m.content)), []);
 });
 
-test("another agent's tool calls in one chat are kept as turns of that chat's session (the invocation token)", async () => {
+test("another agent's tool calls in one chat leave their notes in that chat's session (the invocation token)", async () => {
   const file = join(OUT, "agent-tool.jsonl");
   const calls = () => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
   await runCommand("Nous E2E: New Chat with Fake Model");
   await ask("@fakeagent Rename the ledger table to journal; we decided to keep the old view. Next step: update the journal migration.");
   await until("the agent's first nous_context call", () => calls().length >= 1);
-  await ask("@fakeagent Split the journal writer into its own module so the exporter can reuse it.");
+  await ask("@fakeagent We decided to split the journal writer into its own module. Next step: reuse it in the exporter.");
   await until("the agent's second nous_context call", () => calls().length >= 2);
   for (const call of calls()) assert.ok(call.ok, call.error);
   log(`the tool invocation token's fields: ${JSON.stringify(calls()[0].tokenFields)}`);
-  const { first, second } = await until("both tasks as turns of one chat session", async () => {
+  const { first, second, memories } = await until("both tasks' notes in one chat session", async () => {
     const { memories } = await browserState();
-    const episode = (re) => memories.find((m) => m.kind === "episode" && re.test(m.content));
-    const found = { first: episode(/ledger table to journal/), second: episode(/journal writer into its own module/) };
+    const note = (re) => memories.find((m) => m.kind === "note" && re.test(m.content));
+    const found = { first: note(/ledger table to journal/), second: note(/journal writer into its own module/), memories };
     return found.first && found.second ? found : undefined;
   });
+  assert.deepEqual(memories.filter((m) => m.kind === "episode" && /ledger table|journal writer/.test(m.content)), [], "a tool's task is no turn");
   const [, sessionA, indexA] = /^chat:(vscode-agent-[0-9a-f]+)#(\d+)$/.exec(first.source) ?? [];
   const [, sessionB, indexB] = /^chat:(vscode-agent-[0-9a-f]+)#(\d+)$/.exec(second.source) ?? [];
   assert.ok(sessionA, `the chat's own session, from its token: ${first.source}`);
@@ -856,4 +894,60 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
     return s.running && s.interpreter?.source === "bundled" && s.status?.project === "shop" ? s : undefined;
   }, SLOW, 1000);
   await until("the Nous status bar item again", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
+});
+
+// -- what the run left in the store (issue 26) -----------------------------------------------
+
+const ASKED = [
+  "how should the checkout code take payments?",
+  "how are prices stored in the shop?",
+  "use recall: where do card payments go",
+  "which conventions apply to public functions?",
+];
+
+/** `nous recall` from the command line against the e2e's database: no chat session (any session
+ * the run had is another one). */
+function recallFromNewSession(query) {
+  const out = execFileSync(PYTHON, ["-m", "nous", "--db", join(scratch, "memory.db"), "--workspace", workspace, "--json", "recall", query], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
+  return JSON.parse(out);
+}
+
+test("after the run the store holds no query-only turn outside its session and no test-model text", async () => {
+  const memories = await nousListAll();
+  const captured = memories.filter((m) => m.captured);
+  log(`the store: ${memories.length} memories, ${captured.length} captured from chat: ${JSON.stringify(captured.map((m) => `${m.kind} [${m.tags.join(",")}] ${m.content.slice(0, 70)}`))}`);
+  // no test-model text: the fake model's replies only said the injected memories again
+  const leaked = memories.filter((m) => /FAKE (?:MODEL|AGENT)|TOOL RESULT|According to the project's records|The recall found this|Where we left off/.test(m.content));
+  assert.deepEqual(leaked.map((m) => m.content), [], "a reply that restates the injected context is not kept");
+  // no doubled label on a session note
+  const doubled = memories.filter((m) => m.kind === "note" && /^(?:impl|dec|block|next):\s*(?:next step|next|decision|decided|done|blocked?)\s*:/i.test(m.content));
+  assert.deepEqual(doubled.map((m) => m.content), []);
+  // the tools' queries are no memories (the agent's nous_recall, the participant's tool loop)
+  const queries = memories.filter((m) => /where do memories live and how are they searched|^how do we store memories/.test(m.content));
+  assert.deepEqual(queries.map((m) => m.content), [], "a tool's query is not kept");
+  // the questions asked in chat are kept for their own session's window only
+  const asking = memories.filter((m) => m.tags.includes("asking"));
+  for (const question of ASKED) {
+    const turn = asking.find((m) => m.content === question);
+    assert.ok(turn, `“${question}” is an asking turn: ${JSON.stringify(asking.map((m) => m.content))}`);
+    assert.ok(turn.captured && /^chat:vscode-chat-[^#]+#\d+$/.test(turn.source), JSON.stringify(turn));
+  }
+  assert.ok(asking.every((m) => m.kind === "episode" && m.tags.includes("role:user")), JSON.stringify(asking));
+  // …and never a candidate in another session: recalled from a new one, they are left out
+  const askingIds = new Set(asking.map((m) => m.id));
+  let droppedAsScope = 0;
+  for (const question of ASKED) {
+    const result = recallFromNewSession(question.replace(/^use recall:\s*/, ""));
+    const items = result.sections.flatMap((section) => section.items);
+    assert.deepEqual(items.filter((i) => askingIds.has(i.id)).map((i) => i.text), [], `recall “${question}” from a new session`);
+    assert.ok(!result.text.includes(question), result.text);
+    const dropped = result.dropped.filter((d) => askingIds.has(d.id));
+    assert.ok(dropped.every((d) => d.reason === "scope"), JSON.stringify(dropped));
+    droppedAsScope += dropped.length;
+    log(`recall “${question}” from a new session: ${items.length} items, ${dropped.length} asking turns dropped as another session's`);
+  }
+  log(`asking turns: ${asking.length}; dropped as another session's question across ${ASKED.length} recalls: ${droppedAsScope}`);
 });

@@ -1,5 +1,6 @@
 /** The memory browser (SPEC §11): the Nous view container with two tree views — *Memories* (search,
- * filters, sort, paging through `nous/list`) and *Review* (what chat captured, with a badge) —, a
+ * filters, sort, paging through `nous/list`; project knowledge and what chat captured on its own
+ * in two groups) and *Review* (what chat captured, with a badge) —, a
  * read-only record document per memory (`nous-memory:`), and the actions that change memory
  * through `nous/update`, `nous/forget` and `nous/supersede`. The rows and the record are built by
  * the pure `browserModel.ts`. */
@@ -12,6 +13,11 @@ import {
   describeFilters,
   emptyFilters,
   fromOneLine,
+  GROUP_LABELS,
+  GROUPS,
+  groupDescription,
+  groupRows,
+  NESTED_ROW_CHARS,
   idSpans,
   isFiltered,
   kindIcon,
@@ -30,6 +36,7 @@ import {
   sourceTypeLabel,
   toOneLine,
   type Filters,
+  type Group,
   type Row,
   type Sort,
 } from "./browserModel";
@@ -71,10 +78,23 @@ class MemoryTree implements vscode.TreeDataProvider<Row> {
   }
 
   getChildren(element?: Row): Row[] {
-    return element ? [] : this.rows;
+    if (!element) return this.rows;
+    return element.type === "group" ? element.children : [];
   }
 
   getTreeItem(row: Row): vscode.TreeItem {
+    if (row.type === "group") {
+      const { label, icon, tooltip } = GROUP_LABELS[row.group];
+      // project knowledge open; chat captures folded away until asked for
+      const state = row.group === "knowledge" ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+      const item = new vscode.TreeItem(label, state);
+      item.id = `group:${row.group}`;
+      item.description = groupDescription(row);
+      item.iconPath = new vscode.ThemeIcon(icon);
+      item.tooltip = tooltip;
+      item.contextValue = `group ${row.group}`;
+      return item;
+    }
     if (row.type === "empty") {
       const item = new vscode.TreeItem(row.message);
       item.iconPath = new vscode.ThemeIcon("info");
@@ -84,14 +104,15 @@ class MemoryTree implements vscode.TreeDataProvider<Row> {
     if (row.type === "more") {
       const item = new vscode.TreeItem(`Load more… (${row.shown} of ${row.total})`);
       item.iconPath = new vscode.ThemeIcon("ellipsis");
-      item.command = { command: "nous.browser.loadMore", title: "Load More", arguments: [row.offset] };
+      item.id = `more:${row.group ?? ""}:${row.offset}`;
+      item.command = { command: "nous.browser.loadMore", title: "Load More", arguments: [row.offset, row.group] };
       item.contextValue = "more";
       return item;
     }
     const m = row.memory;
     // at the default side-bar width: the kind (icon), the first words, the status and the source;
     // everything else in the tooltip
-    const { title, description } = rowParts(m);
+    const { title, description } = rowParts(m, row.group ? NESTED_ROW_CHARS : undefined);
     const item = new vscode.TreeItem(title);
     item.id = (this.review ? "review:" : "memory:") + m.id;
     item.description = description;
@@ -114,7 +135,7 @@ class MemoryTree implements vscode.TreeDataProvider<Row> {
 
 export class MemoryBrowser implements vscode.Disposable {
   private filters: Filters = emptyFilters();
-  private pages: ListResult[] = [];
+  private pages: Record<Group, ListResult[]> = { knowledge: [], captured: [] };
   private readonly memories = new MemoryTree(false);
   private readonly review = new MemoryTree(true);
   private readonly memoriesView: vscode.TreeView<Row>;
@@ -162,16 +183,34 @@ export class MemoryBrowser implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  /** What the list shows now (for the end-to-end test). */
-  snapshot(): { filters: Filters; ids: string[]; total: number; reviewPending: number; review: string[] } {
-    const ids = (rows: Row[]): string[] => rows.flatMap((r) => (r.type === "memory" ? [r.memory.id] : []));
+  /** What the list shows now (for the end-to-end test): `ids` of both groups, `captured` those of
+   * the Captured from chat group. */
+  snapshot(): {
+    filters: Filters;
+    ids: string[];
+    captured: string[];
+    total: number;
+    totals: Record<Group, number>;
+    reviewPending: number;
+    review: string[];
+  } {
+    const ids = (rows: Row[]): string[] =>
+      rows.flatMap((r) => (r.type === "memory" ? [r.memory.id] : r.type === "group" ? ids(r.children) : []));
+    const totals = { knowledge: this.total("knowledge"), captured: this.total("captured") };
+    const captured = this.memories.rows.find((r) => r.type === "group" && r.group === "captured");
     return {
       filters: this.filters,
       ids: ids(this.memories.rows),
-      total: this.pages.at(-1)?.total ?? 0,
+      captured: captured ? ids([captured]) : [],
+      total: totals.knowledge + totals.captured,
+      totals,
       reviewPending: this.reviewPending,
       review: ids(this.review.rows),
     };
+  }
+
+  private total(group: Group): number {
+    return this.pages[group].at(-1)?.total ?? 0;
   }
 
   private list(params: ListParams): Promise<ListResult> {
@@ -181,15 +220,19 @@ export class MemoryBrowser implements vscode.Disposable {
   async refresh(): Promise<void> {
     if (!this.daemon.isRunning) return;
     try {
-      const loaded = this.pages.reduce((n, p) => n + p.items.length, 0);
-      const first = await this.list(listParams(this.filters, 0, Math.max(loaded, 50)));
-      this.pages = [first];
-      this.memories.set(buildRows(this.pages, isFiltered(this.filters)));
+      const pages = { ...this.pages };
+      for (const group of GROUPS) {
+        const loaded = this.pages[group].reduce((n, p) => n + p.items.length, 0);
+        pages[group] = [await this.list(listParams(this.filters, 0, Math.max(loaded, 50), group))];
+      }
+      this.pages = pages;
+      this.memories.set(groupRows(this.pages, isFiltered(this.filters)));
       const queue = await this.list({ review: true, limit: 200, sort: "recent" });
       this.review.set(buildRows([queue], false, true));
       this.setBadge(queue.reviewPending);
       const described = describeFilters(this.filters);
-      this.memoriesView.description = described ? `${first.total} · ${described}` : `${first.total}`;
+      const total = this.total("knowledge") + this.total("captured");
+      this.memoriesView.description = described ? `${total} · ${described}` : `${total}`;
       this.memoriesView.message = isFiltered(this.filters) ? `Filtered: ${described}` : undefined;
       void vscode.commands.executeCommand("setContext", "nous.browser.filtered", isFiltered(this.filters));
       for (const id of this.records.keys()) await this.reloadRecord(id);
@@ -205,15 +248,15 @@ export class MemoryBrowser implements vscode.Disposable {
     this.reviewView.description = n > 0 ? `${n} to review` : undefined;
   }
 
-  private async loadMore(offset: number): Promise<void> {
-    const page = await this.list(listParams(this.filters, offset));
-    this.pages.push(page);
-    this.memories.set(buildRows(this.pages, isFiltered(this.filters)));
+  private async loadMore(offset: number, group: Group): Promise<void> {
+    const page = await this.list(listParams(this.filters, offset, undefined, group));
+    this.pages[group].push(page);
+    this.memories.set(groupRows(this.pages, isFiltered(this.filters)));
   }
 
   private async setFilters(filters: Filters): Promise<void> {
     this.filters = filters;
-    this.pages = [];
+    this.pages = { knowledge: [], captured: [] };
     await this.refresh();
   }
 
@@ -465,7 +508,9 @@ export class MemoryBrowser implements vscode.Disposable {
         if (pick) await this.setFilters({ ...this.filters, sort: pick.sort });
       })),
       command("nous.browser.clearFilters", run("Clear Filters", () => this.setFilters({ ...emptyFilters(), sort: this.filters.sort }))),
-      command("nous.browser.loadMore", run("Load More", async (arg) => this.loadMore(Number(arg)))),
+      command("nous.browser.loadMore", run("Load More", async (arg, group) =>
+        this.loadMore(Number(arg), group === "captured" ? "captured" : "knowledge"),
+      )),
       command("nous.memory.edit", onMemory("Edit", (m) => this.edit(m))),
       command("nous.memory.pin", onMemory("Pin", (m) => this.update({ id: m.id, pinned: true }, "pinned"))),
       command("nous.memory.unpin", onMemory("Unpin", (m) => this.update({ id: m.id, pinned: false }, "unpinned"))),

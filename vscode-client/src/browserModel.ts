@@ -30,9 +30,11 @@ export function isFiltered(f: Filters): boolean {
   return Boolean(f.query || f.kinds.length || f.statuses.length || f.sourceTypes.length || f.scope || f.since);
 }
 
-/** The `nous/list` params of one page (empty filters are left out). */
-export function listParams(f: Filters, offset: number, limit = PAGE_SIZE): ListParams {
+/** The `nous/list` params of one page (empty filters are left out); `group` lists only project
+ * knowledge or only chat captures. */
+export function listParams(f: Filters, offset: number, limit = PAGE_SIZE, group?: Group): ListParams {
   const params: ListParams = { sort: f.sort, offset, limit };
+  if (group) params.captured = group === "captured";
   if (f.query?.trim()) params.query = f.query.trim();
   if (f.kinds.length) params.kinds = [...f.kinds];
   if (f.statuses.length) params.statuses = [...f.statuses];
@@ -117,6 +119,10 @@ export function rowLabel(m: Pick<ListedMemory, "micro" | "content">): string {
 /** How many characters a row holds at the default side-bar width (300 px: ~247 px of text beside
  * the icon, ~36 characters of the workbench font; a few kept for the scroll bar). */
 export const ROW_CHARS = 33;
+/** A row under a group (Project knowledge, Captured from chat): indented one level, 217 px of
+ * label at the default width; at the widest characters measured there (~7.5 px: capitals,
+ * digits, `w`) 29 fit. */
+export const NESTED_ROW_CHARS = 29;
 
 /** The row's label: the first words of the memory, cut to `max` characters (at a word boundary
  * when that keeps most of it); the rest is in the tooltip. */
@@ -216,10 +222,57 @@ export function contextValue(m: ListedMemory, review: boolean): string {
   return words.join(" ");
 }
 
+/** The memory list's two groups: what the project knows (harvested, committed, remembered on
+ * purpose) and what chat captured on its own (turns, session notes; `captured` in `nous/list`). */
+export type Group = "knowledge" | "captured";
+export const GROUPS: readonly Group[] = ["knowledge", "captured"];
+
+export const GROUP_LABELS: Readonly<Record<Group, { label: string; icon: string; tooltip: string }>> = {
+  knowledge: {
+    label: "Project knowledge",
+    icon: "book",
+    tooltip: "Harvested from the project's files and commits, or remembered on purpose",
+  },
+  captured: {
+    label: "Captured from chat",
+    icon: "comment-discussion",
+    tooltip: "Chat turns and the session notes drawn from them, kept on their own (SPEC §10)",
+  },
+};
+
 export type Row =
-  | { type: "memory"; memory: ListedMemory }
-  | { type: "more"; offset: number; shown: number; total: number }
+  | { type: "memory"; memory: ListedMemory; group?: Group }
+  | { type: "group"; group: Group; total: number; children: Row[] }
+  | { type: "more"; offset: number; shown: number; total: number; group?: Group }
   | { type: "empty"; message: string };
+
+/** The group a memory belongs in. */
+export function groupOf(m: Pick<ListedMemory, "captured">): Group {
+  return m.captured ? "captured" : "knowledge";
+}
+
+/** The group row's description: how many, and how many of them are shown. */
+export function groupDescription(row: { total: number; children: Row[] }): string {
+  const shown = row.children.filter((r) => r.type === "memory").length;
+  return shown < row.total ? `${shown} of ${row.total}` : `${row.total}`;
+}
+
+/** The memory list as two groups, Project knowledge then Captured from chat, each with its own
+ * pages (and its own "Load more"); a group with nothing in it is left out, and when both are
+ * empty one row says why. */
+export function groupRows(pages: Readonly<Record<Group, readonly ListResult[]>>, filtered: boolean): Row[] {
+  const rows: Row[] = [];
+  for (const group of GROUPS) {
+    const loaded = pages[group];
+    const total = loaded.at(-1)?.total ?? 0;
+    if (total === 0) continue;
+    const children = buildRows(loaded, filtered).map((r): Row =>
+      r.type === "memory" || r.type === "more" ? { ...r, group } : r,
+    );
+    rows.push({ type: "group", group, total, children });
+  }
+  return rows.length ? rows : buildRows([], filtered);
+}
 
 /** The rows of the list: every memory of the pages loaded so far, then "Load more" while the
  * daemon has more, or one row saying why the list is empty. */

@@ -22,8 +22,9 @@ export interface NousApi {
   injected(): Tally | undefined;
   /** The status bar's text as set (e.g. `Nous 420/3k`). */
   statusText(): string;
-  /** The last manifests, oldest first: what each answer injected, in which session. */
-  manifests(): { title: string; sessionId: string | null; mode: string; tokens: number; preview: boolean }[];
+  /** The last manifests, oldest first: what each answer injected, in which session (and that
+   * session's cap: an agent's session has the agent's). */
+  manifests(): { title: string; sessionId: string | null; sessionCap: number; mode: string; tokens: number; preview: boolean }[];
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
   /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
@@ -89,6 +90,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
       state.manifests.map((m) => ({
         title: m.title,
         sessionId: m.result.session.id,
+        sessionCap: m.result.session.cap,
         mode: m.result.mode,
         tokens: m.result.tokens,
         preview: m.preview,

@@ -34,6 +34,9 @@ export interface ContextParams {
   /** Only show what would be injected (Show Context for…, `@nous /context`): no chat turn is kept
    * and the session records no injection. */
   preview?: boolean;
+  /** The session is an agent's (an agent-mode model's tool call): the agent's recall limit and
+   * session cap apply, fixed when the session is first opened. */
+  agent?: boolean;
 }
 
 export interface RecallParams {
@@ -42,6 +45,8 @@ export interface RecallParams {
   kinds?: string[];
   scope?: string;
   budget?: number;
+  /** The session is an agent's (an agent-mode model's tool call); see `ContextParams.agent`. */
+  agent?: boolean;
 }
 
 export interface RememberParams {
@@ -146,11 +151,19 @@ export interface TurnParams {
   role: "user" | "assistant";
   text: string;
   index?: number;
+  /** Set when the text is a language-model tool's input: a `nous_recall` query is never kept; of a
+   * `nous_context` task only the session notes it states are kept. */
+  tool?: ToolName;
 }
+
+/** The tools whose input the daemon hears of as a turn. */
+export type ToolName = "nous_context" | "nous_recall";
 
 export interface TurnResult {
   sessionId: string;
   stored: boolean;
+  /** Kept for its own session's window only (a turn that only asks). */
+  sessionOnly?: boolean;
   id?: string | null;
   index?: number | null;
   notes: { id: string; tag: string; text: string }[];
@@ -214,6 +227,9 @@ export interface ListParams {
   since?: string;
   pinned?: boolean;
   review?: boolean;
+  /** `true`: only what chat captured on its own (turns, session notes); `false`: only project
+   * knowledge (harvested, committed, remembered on purpose). */
+  captured?: boolean;
   ids?: string[];
   history?: boolean;
   sort?: "recent" | "use" | "score";
@@ -272,6 +288,9 @@ export interface ListedMemory {
   tags: string[];
   pinned: boolean;
   reviewed: boolean;
+  /** Captured from a chat on its own (a turn or a session note), not project knowledge. Absent
+   * from daemons that do not send it. */
+  captured?: boolean;
   excluded: boolean;
   nextStatuses: string[];
   injected: number;

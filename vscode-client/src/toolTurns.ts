@@ -6,14 +6,18 @@
  * `sessionId` string before), hashed into a session id here. */
 
 import { createHash } from "node:crypto";
-import type { TurnParams } from "./protocol";
+import type { ToolName, TurnParams } from "./protocol";
 
 export const AGENT_SESSION_PREFIX = "vscode-agent-";
 
 /** The tools whose input is reported as a turn, and which field holds it. `nous_remember` is not
  * among them: what it is given is stored as its own memory already (kept twice, it would only
  * confirm itself). */
-const TURN_FIELD: Readonly<Record<string, string>> = { nous_context: "task", nous_recall: "query" };
+const TURN_FIELD: Readonly<Record<ToolName, string>> = { nous_context: "task", nous_recall: "query" };
+
+function isTurnTool(tool: string): tool is ToolName {
+  return Object.prototype.hasOwnProperty.call(TURN_FIELD, tool);
+}
 
 function nameOf(value: unknown): string | undefined {
   if (typeof value === "string") return value || undefined;
@@ -36,12 +40,12 @@ export function tokenSession(token: unknown): string | undefined {
 }
 
 /** The turn a tool call's input stands for (`nous_context`'s task, `nous_recall`'s query: what the
- * chat asked of memory, on the user's behalf), or undefined when there is none. The daemon then
- * applies its capture rules: a bare question is not kept, a stated task or decision is. */
+ * chat asked of memory, on the user's behalf), or undefined when there is none. It names the tool
+ * (`tool`), so the daemon applies a tool input's rules: a query is never kept, of a task only the
+ * session notes it states (a decision, a next step). */
 export function toolTurn(tool: string, input: unknown, sessionId: string): TurnParams | undefined {
-  const field = TURN_FIELD[tool];
-  if (!field || typeof input !== "object" || input === null) return undefined;
-  const value = (input as Record<string, unknown>)[field];
+  if (!isTurnTool(tool) || typeof input !== "object" || input === null) return undefined;
+  const value = (input as Record<string, unknown>)[TURN_FIELD[tool]];
   const text = typeof value === "string" ? value.trim() : "";
-  return text ? { sessionId, role: "user", text } : undefined;
+  return text ? { sessionId, role: "user", text, tool } : undefined;
 }

@@ -1,7 +1,8 @@
 /** Language-model tools for agent-mode models: `nous_context` (#nousContext), `nous_recall`
  * (#nousRecall) and `nous_remember` (#nousRemember, confirmed by the user first). Outside an
- * `@nous` request, a tool call counts against the chat session its invocation token names, and
- * its input (the task, the query) is reported as that chat's turn (`toolTurns.ts`). */
+ * `@nous` request, a tool call is an agent's: it counts against the chat session its invocation
+ * token names, under the agent's limits (`agent: true`), and its input (the task, the query) is
+ * reported as that chat's turn, naming the tool (`toolTurns.ts`). */
 
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
@@ -11,7 +12,9 @@ import {
   NOUS_RECALL,
   NOUS_REMEMBER,
   NOUS_TURN,
+  type ContextParams,
   type ContextResult,
+  type RecallParams,
   type RememberResult,
   type TurnResult,
 } from "./protocol";
@@ -66,6 +69,12 @@ export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessi
     );
   }
 
+  /** An agent-mode model's call (not the `@nous` participant's tool loop, whose session is a chat's):
+   * the daemon gives its session the agent's recall limit and session cap. */
+  function agentFlag(): { agent?: true } {
+    return state.inParticipant() ? {} : { agent: true };
+  }
+
   const context: vscode.LanguageModelTool<ContextInput> = {
     prepareInvocation: () => ({ invocationMessage: "Reading this project's memory (Nous)" }),
     async invoke(options) {
@@ -76,7 +85,8 @@ export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessi
         mode: "startup",
         sessionId,
         activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
-      });
+        ...agentFlag(),
+      } satisfies ContextParams);
       const tally = state.injected(`#nousContext ${task}`.trim(), result);
       report(TOOL_CONTEXT, options.input, sessionId);
       return text(withSummary(result, tally));
@@ -98,7 +108,8 @@ export function registerTools(daemon: Daemon, state: State, sessions?: ChatSessi
         kinds: options.input.kinds?.length ? options.input.kinds : undefined,
         sessionId,
         budget,
-      });
+        ...agentFlag(),
+      } satisfies RecallParams);
       const tally = state.injected(`#nousRecall ${query}`, result);
       report(TOOL_RECALL, options.input, sessionId);
       return text(withSummary(result, tally));

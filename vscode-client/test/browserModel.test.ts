@@ -8,11 +8,16 @@ import {
   describeFilters,
   emptyFilters,
   fromOneLine,
+  GROUP_LABELS,
+  groupDescription,
+  groupOf,
+  groupRows,
   idSpans,
   isFiltered,
   kindIcon,
   linkIds,
   listParams,
+  NESTED_ROW_CHARS,
   provenance,
   renderRecord,
   rowDescription,
@@ -96,6 +101,49 @@ test("an empty list says why: no memories, no match for the filters, nothing to 
   assert.match(message(buildRows([page([], 0, 0)], true)), /No memory matches/);
   assert.match(message(buildRows([page([], 0, 0)], false, true)), /Nothing to review/);
   assert.match(message(buildRows([], false)), /No memories yet/);
+});
+
+function capturedPage(ids: string[], total: number): ListResult {
+  const p = page(ids, 0, total);
+  return { ...p, items: p.items.map((m) => ({ ...m, captured: true, source: `chat:s1#${m.id}` })) };
+}
+
+test("the list shows project knowledge and chat captures apart: two groups, each with its own pages", () => {
+  const rows = groupRows({ knowledge: [page(["a", "b"], 0, 3)], captured: [capturedPage(["t1"], 1)] }, false);
+  assert.deepEqual(rows.map((r) => (r.type === "group" ? r.group : r.type)), ["knowledge", "captured"]);
+  const [knowledge, captured] = rows;
+  assert.ok(knowledge?.type === "group" && captured?.type === "group");
+  assert.deepEqual(knowledge.children.map((r) => r.type), ["memory", "memory", "more"]);
+  assert.ok(knowledge.children.every((r) => r.type !== "memory" && r.type !== "more" || r.group === "knowledge"));
+  assert.equal(groupDescription(knowledge), "2 of 3");
+  assert.equal(groupDescription(captured), "1");
+  assert.ok(captured.children[0]?.type === "memory" && captured.children[0].group === "captured");
+  assert.equal(GROUP_LABELS.captured.label, "Captured from chat");
+  assert.equal(groupOf({ captured: true }), "captured");
+  assert.equal(groupOf({}), "knowledge", "a daemon that does not say is read as knowledge");
+});
+
+test("an empty group is left out; both empty, one row says why", () => {
+  const only = groupRows({ knowledge: [page(["a"], 0, 1)], captured: [page([], 0, 0)] }, false);
+  assert.deepEqual(only.map((r) => (r.type === "group" ? r.group : r.type)), ["knowledge"]);
+  const none = groupRows({ knowledge: [page([], 0, 0)], captured: [] }, true);
+  assert.ok(none.length === 1 && none[0]?.type === "empty" && /No memory matches/.test(none[0].message));
+});
+
+test("a group's page asks nous/list for its own memories only (captured true or false)", () => {
+  assert.equal(listParams(emptyFilters(), 0, 50, "captured").captured, true);
+  assert.equal(listParams(emptyFilters(), 0, 50, "knowledge").captured, false);
+  assert.equal("captured" in listParams(emptyFilters(), 0), false);
+});
+
+test("a row under a group fits its indented place: the title and description within the nested width", () => {
+  const m = memory({ source: "manual", micro: "Memories live in SQLite with FTS5; we never add a Postgres dependency." });
+  const nested = rowParts(m, NESTED_ROW_CHARS);
+  assert.ok(nested.title.length + 1 + nested.description.length <= NESTED_ROW_CHARS, JSON.stringify(nested));
+  assert.equal(nested.title, "Memories li…");
+  // the widest row the e2e met: a long status and a file name
+  const adr = rowParts(memory({ status: "reviewed", source: "file:docs/adr/0001-payments-through-gateway.md", micro: "Consequences: One place to mock in tests." }), NESTED_ROW_CHARS);
+  assert.ok(adr.title.length + 1 + adr.description.length <= NESTED_ROW_CHARS, JSON.stringify(adr));
 });
 
 test("filters become nous/list params, empty ones left out", () => {

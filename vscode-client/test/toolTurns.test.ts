@@ -41,16 +41,18 @@ test("no token, or a token that names no session, gives no session (the caller f
   assert.equal(tokenSession({ sessionResource: {} }), undefined);
 });
 
-test("nous_context reports its task and nous_recall its query as a user turn of the session", () => {
+test("nous_context reports its task and nous_recall its query as a user turn of the session, naming the tool", () => {
   assert.deepEqual(toolTurn("nous_context", { task: "  Add retries to the uploader; next step: the backoff tests " }, "s1"), {
     sessionId: "s1",
     role: "user",
     text: "Add retries to the uploader; next step: the backoff tests",
+    tool: "nous_context",
   });
   assert.deepEqual(toolTurn("nous_recall", { query: "how do we deploy?", kinds: ["procedure"] }, "s2"), {
     sessionId: "s2",
     role: "user",
     text: "how do we deploy?",
+    tool: "nous_recall",
   });
 });
 
@@ -62,4 +64,5 @@ test("an empty input, another tool's input or nous_remember's content is no turn
   // stored as its own memory already: not kept a second time as a turn
   assert.equal(toolTurn("nous_remember", { kind: "decision", content: "We use SQLite." }, "s"), undefined);
   assert.equal(toolTurn("other_tool", { task: "x" }, "s"), undefined);
+  assert.equal(toolTurn("toString", { task: "x" }, "s"), undefined);
 });

@@ -9,6 +9,7 @@ whole."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Protocol
 
 from nous.context import echo, notes
@@ -43,14 +44,18 @@ class Folder(Protocol):
     def resolve_scope(self, scope: str | None) -> str: ...
 
 
-def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> TurnResult:
+def turn(
+    folder: Folder, params: TurnParams, vector: Vector | None = None,
+    injected: Sequence[str] = (),
+) -> TurnResult:  # fmt: skip
     """Keep one turn and the notes it holds; `stored` is False when capture is off or the turn
     is empty, too short, small talk, Nous's own injected text quoted back or talk about its
     tools, or a tool call's input that states nothing (a query is no memory: of a tool's input
     only the notes are kept). A user's turn that only asks (`echo.asks_only`) is kept for its
-    session's window (`session_only`), never recalled in another session. `vector` is the
-    text's embedding when the caller has it (a `nous/context` turn embedded its input already:
-    it is not embedded twice)."""
+    session's window (`session_only`), never recalled in another session. An assistant's reply
+    that only restates what its session was given (`injected`: the texts Nous injected into it;
+    `echo.restates`) is not kept. `vector` is the text's embedding when the caller has it (a
+    `nous/context` turn embedded its input already: it is not embedded twice)."""
     text = params.text.strip()
     skipped = TurnResult(session_id=params.session_id, stored=False)
     if not folder.settings.capture or len(text.split()) < MIN_WORDS:
@@ -58,6 +63,8 @@ def turn(folder: Folder, params: TurnParams, vector: Vector | None = None) -> Tu
     intent = intents.signals(text)
     if intent.greeting or _OWN_OUTPUT.search(text):
         return skipped  # small talk; or a reply quoting what Nous injected (memory of memory)
+    if params.role == "assistant" and injected and echo.restates(text, injected):
+        return skipped  # a reply saying again what Nous injected: memory of memory
     drawn_notes = notes.draw(text)
     if params.tool == "nous_recall" or (params.tool is not None and not drawn_notes):
         return skipped  # a tool's query asks of memory: it is none

@@ -113,13 +113,13 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
 
 def _keep(
     folder: Folder, session_id: str | None, role: Literal["user", "assistant"], text: str,
-    vector: Vector | None = None,
+    vector: Vector | None = None, injected: Sequence[str] = (),
 ) -> None:  # fmt: skip
     if session_id and "#" not in session_id and text.strip():
         params = TurnParams(session_id=session_id, role=role, text=text)
         from nous.context import capture  # a chat turn's writer: not needed by one-shot commands
 
-        folder.later(lambda: capture.turn(folder, params, vector))
+        folder.later(lambda: capture.turn(folder, params, vector, injected))
 
 
 def recall(folder: Folder, params: RecallParams) -> ContextResult:
@@ -214,8 +214,10 @@ def _finish(
 def feedback(folder: Folder, params: FeedbackParams) -> FeedbackResult:
     """`nous/feedback`: judge what this session injected against the assistant's reply."""
     session = _session(folder, params.session_id)
+    given = [str(entry.get("text", "")) for entry in session.injected]
     judged = sessions.feedback(folder.store, folder.config, session, params.response)
-    _keep(folder, params.session_id, "assistant", params.response)  # the reply is a turn too
+    # the reply is a turn too, unless it only says again what the session was given
+    _keep(folder, params.session_id, "assistant", params.response, injected=given)
     return judged
 
 

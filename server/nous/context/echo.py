@@ -1,13 +1,16 @@
-"""What a chat turn holds for other sessions (SPEC §10): a turn that only asks, and a memory
-that only repeats the question being asked, answer nothing.
+"""What a chat turn holds for other sessions (SPEC §10): a turn that only asks, a reply that only
+says again what Nous injected, and a memory that only repeats the question being asked, answer
+nothing.
 
 `asks_only` decides at capture time (the turn is then kept for its own session's window,
-tagged `turns.ASKING`); `drop` is the pipeline's filter at answer time: another session's asking
-turn, and a captured memory that says the question again, are no candidates."""
+tagged `turns.ASKING`); `restates` too (the reply is not kept: memory of memory); `drop` is the
+pipeline's filter at answer time: another session's asking turn, and a captured memory that says
+the question again, are no candidates."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from nous.context import relevance
 from nous.context.items import Work
@@ -21,6 +24,12 @@ a search, not a statement."""
 ECHO_EXTRA_WORDS = 3
 """A captured memory holding every content word of the question and at most this many more
 says the question again."""
+RESTATED_NEW_WORDS = 4
+RESTATED_NEW_SHARE = 0.35
+"""A reply whose content words not found in what its session was given are at most
+`RESTATED_NEW_WORDS`, or at most this share of its words (and fewer than those it shares with
+them), restates the injected memories: a lead-in such as "the recall found this in the
+project's records" is four words."""
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _ASKS = re.compile(
@@ -52,6 +61,23 @@ def _asks(sentence: str) -> bool:
         return False
     words = sentence.split()
     return len(words) <= MAX_FRAGMENT_WORDS and not _SUBJECT.search(sentence)
+
+
+def restates(reply: str, injected: Iterable[str]) -> bool:
+    """`reply` says nothing but what was injected into its session (`injected`: the injected
+    memories' texts): its content words all come from there, but for at most
+    `RESTATED_NEW_WORDS` or `RESTATED_NEW_SHARE` of them ("According to the project's records,
+    all payments go through the PaymentGateway adapter." after that decision was injected). Kept,
+    it would come back as a memory of the memory it quotes."""
+    said = relevance.stems(reply)
+    if not said:
+        return False
+    given: set[str] = set()
+    for text in injected:
+        given |= relevance.stems(text)
+    new = len(said - given)
+    shared = len(said) - new  # a short reply of its own ("Done, I've added the retry wrapper.")
+    return shared > new and new <= max(RESTATED_NEW_WORDS, RESTATED_NEW_SHARE * len(said))
 
 
 def repeats(question: str, memory: Memory) -> bool:

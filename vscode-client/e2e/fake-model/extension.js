@@ -1,10 +1,12 @@
 // Test-only extension for the Nous end-to-end test. A fake chat model (vendor "nousfake") that
-// appends every request it receives to <outDir>/fake-model.jsonl and answers with what it got,
-// so the test can see the context @nous injected; asked to "use recall: QUERY" it emits a
-// nous_recall tool call first; asked to "let's settle …" it settles a decision and leaves a next
-// step (session continuity). Commands let the test call vscode.lm.invokeTool and read the Nous
-// extension's API; a participant, @fakeagent, calls nous_context with its chat's tool invocation
-// token (an agent-mode tool call). Never shipped with the extension.
+// appends every request it receives to <outDir>/fake-model.jsonl and answers as a model answering
+// from the context it was given would: it says again the memories Nous injected ("According to the
+// project's records: …"), with no test marker of its own that could leak into the store; asked to
+// "use recall: QUERY" it emits a nous_recall tool call first and answers from its result; asked to
+// "let's settle …" it settles a decision and leaves a next step (session continuity). Commands let
+// the test call vscode.lm.invokeTool and read the Nous extension's API; a participant,
+// @fakeagent, calls nous_context with its chat's tool invocation token (an agent-mode tool
+// call). Never shipped with the extension.
 "use strict";
 const vscode = require("vscode");
 const fs = require("fs");
@@ -41,6 +43,33 @@ const SETTLED =
   "We decided to compute shipping fees by parcel weight, not a flat rate. " +
   "Next step: add a carrier_rates migration with the weight tiers.";
 
+/** The memories a rendered Nous context holds (the lines of its fenced memory blocks, then its
+ * project rules), as a model reads them: without bullets, headings in brackets, a record's title
+ * before its dash, or a session note's tag. */
+function memoryLines(text) {
+  const memories = [];
+  const ruleLines = [];
+  let fenced = false;
+  let rules = false;
+  for (const line of text.split("\n")) {
+    if (/^```memories\b/.test(line)) fenced = true;
+    else if (/^```/.test(line)) fenced = false;
+    else if (/^## /.test(line)) rules = /^## Project Rules\b/.test(line);
+    else if ((fenced || rules) && /^\s*- /.test(line)) {
+      let said = line.replace(/^\s*- /, "").replace(/^\((\w+)\)\s*/, "").replace(/^\[[^\]]*\]\s*/, "");
+      const dash = said.indexOf(" — ");
+      if (dash >= 0) said = said.slice(dash + 3);
+      said = said.replace(/^(?:impl|dec|block|next):\s*/, "").trim();
+      if (said) (fenced ? memories : ruleLines).push(/[.!?]$/.test(said) ? said : said + ".");
+    }
+  }
+  return [...memories, ...ruleLines]; // what was recalled for the question first, then the rules
+}
+
+function capitalized(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 const provider = {
   provideLanguageModelChatInformation() {
     return [
@@ -76,21 +105,23 @@ const provider = {
       progress.report(new vscode.LanguageModelTextPart(SETTLED));
       return;
     }
+    // Otherwise the model answers from what it was given, in its own lead-in: a reply that only
+    // says the memories again (Nous does not keep it: it would be a memory of a memory)
     const contextResult = received.flatMap((m) => m.parts).find((p) => p.type === "text" && /^Result of nous_context:/.test(p.text));
     if (contextResult) {
-      // a new session opened with #nousContext: answer without echoing (an echo would be kept as
-      // this session's turn and repeat the last session's notes in it)
-      progress.report(new vscode.LanguageModelTextPart(`FAKE MODEL ANSWER: the startup context from nous_context had ${contextResult.text.length} characters.`));
+      // a new session opened with #nousContext: where the last session left off
+      const notes = memoryLines(contextResult.text);
+      progress.report(new vscode.LanguageModelTextPart(notes.length ? `Where we left off: ${notes.join(" ")}` : "There is nothing from an earlier session to pick up."));
+      return;
+    }
+    if (toolResults.length) {
+      const found = toolResults.flatMap((r) => memoryLines(r.text)).slice(0, 2);
+      progress.report(new vscode.LanguageModelTextPart(found.length ? `The recall found this in the project's records: ${found.join(" ")}` : "The recall found nothing on this in the project's records."));
       return;
     }
     const first = received[0] ? received[0].parts.map((p) => p.text || "").join("") : "";
-    let answer = `FAKE MODEL ANSWER: I received ${received.length} messages and ${tools.length} tools.\n\n`;
-    const bullets = first.split("\n").filter((l) => /^\s*- /.test(l)).map((l) => (l.length > 110 ? l.slice(0, 109) + "…" : l));
-    // (the reply is kept as a chat turn: it names no words of its own beyond the bullets, so the
-    // handful of memories the test starts with keep their word statistics)
-    answer += `The first message (${first.length} characters) held these lines:\n\n` + bullets.join("\n") + "\n";
-    if (toolResults.length) answer += "\nTOOL RESULT from nous_recall:\n\n" + toolResults.map((r) => r.text).join("\n").slice(0, 700) + "\n";
-    progress.report(new vscode.LanguageModelTextPart(answer));
+    const said = memoryLines(first).slice(0, 2);
+    progress.report(new vscode.LanguageModelTextPart(said.length ? `According to the project's records: ${said.map(capitalized).join(" ")}` : "I found nothing on this in the project's records, so I cannot say for sure."));
   },
   async provideTokenCount(model, text) {
     const value = typeof text === "string" ? text : JSON.stringify(text);
