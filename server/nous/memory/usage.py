@@ -146,18 +146,24 @@ class UsageRows:
         session.used = used
         return session
 
-    def log_fingerprint(self, session_id: str | None, data: dict[str, Any]) -> None:
-        """One row of local fingerprint telemetry (never sent anywhere)."""
+    def log_fingerprint(
+        self, session_id: str | None, data: dict[str, Any], project: str | None = None
+    ) -> None:
+        """One row of local fingerprint telemetry (never sent anywhere); `refresh` and
+        `conversationTokens` in `data` are optional (a session's turn has the first, a client
+        that reports its conversation's size the second)."""
         with self.write():
             self._conn.execute(
                 "INSERT INTO fingerprints (session_id, at, frame, mode, complexity, file_count, "
                 "file_hash, profile, total_tokens, budget, kinds, compression_ratio, tier_counts, "
-                "selected, available) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "selected, available, project, refresh, conversation_tokens) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id, now(), data["frame"], data["mode"], data["complexity"],
                     data["fileCount"], data["fileHash"], data["profile"], data["totalTokens"],
                     data["budget"], json.dumps(data["kinds"]), data["compressionRatio"],
                     json.dumps(data["tierCounts"]), data["selected"], data["available"],
+                    project, data.get("refresh"), data.get("conversationTokens"),
                 ),
             )  # fmt: skip
 
