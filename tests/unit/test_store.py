@@ -290,7 +290,10 @@ def test_chat_rows_kept_before_are_hashed_within_their_session(tmp_path: Path) -
             "UPDATE memories SET content_hash = ? WHERE id = ?",
             (renderings.content_hash(said.memory.content), said.memory.id),
         )
-        conn.execute("DELETE FROM schema_migrations WHERE version = 6")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 6")
+        conn.execute("DROP INDEX fingerprints_project")  # nor migration 7's columns
+        for column in ("project", "refresh", "conversation_tokens"):
+            conn.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
     store.close()
     store = MemoryStore(path, HashEmbedder(), tokens.counter())
     try:
