@@ -100,6 +100,7 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         ),
     )  # fmt: skip
     result.refresh = refresh
+    result.fingerprint.update(refresh=refresh, conversationTokens=params.conversation_tokens)
     if params.preview:  # shown, not injected: the session and the chat's memory stay as they were
         result.session = sessions.use_of(session, cut=limit is not None)
         result.limit = limit

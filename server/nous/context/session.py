@@ -121,7 +121,7 @@ def record(
     if result.mode == "recall":
         session.recalls += 1
     store.save_session(session, result.tokens if counted else 0)
-    store.log_fingerprint(session.id, result.fingerprint)
+    store.log_fingerprint(session.id, result.fingerprint, session.project)
 
 
 def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
@@ -141,7 +141,8 @@ def feedback(store: Store, config: Config, session: Session, response: str) -> F
         judged[entry["id"]] = (referenced, round(overlap, 4))
         entry["judged"] = True
     live = {m for m in judged if m in store.get_many(list(judged))}
-    store.record_usage(session.id, [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live])
+    rows = [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live]
+    store.record_usage(session.id, rows, session.project)
     for memory_id in live:
         usage.apply_feedback(store, memory_id, judged[memory_id][0])
     store.save_session(session, 0)

@@ -50,31 +50,22 @@ class MetricRows:
         return [(float(c), str(o)) for c, o in rows]
 
     def usage_counts(self, project: str, session_id: str | None = None) -> tuple[int, int]:
-        """(judged, referenced) usage rows of the project's chat sessions (or of one): each row
+        """(judged, referenced) usage rows of the project (or of one of its sessions): each row
         is one injected item `nous/feedback` judged against a reply."""
-        where, args = _sessions(project, session_id)
+        session_filter = " AND session_id = ?" if session_id is not None else ""
         row = self._conn.execute(
-            "SELECT count(*), coalesce(sum(referenced), 0) FROM usage WHERE session_id IN "
-            f"(SELECT id FROM sessions WHERE {where})",
-            args,
+            "SELECT count(*), coalesce(sum(referenced), 0) FROM usage "
+            f"WHERE project = ?{session_filter}",
+            (project, *([session_id] if session_id is not None else [])),
         ).fetchone()
         return int(row[0]), int(row[1])
 
     def answers(self, project: str, session_id: str | None = None) -> list[Answer]:
-        """The project's (or one session's) fingerprints, oldest first. Rows logged before the
-        project was recorded on them are found through their session's row."""
-        where, args = _sessions(project, session_id)
+        """The project's (or one of its sessions') fingerprints, oldest first."""
         session_filter = " AND session_id = ?" if session_id is not None else ""
         rows = self._conn.execute(
             "SELECT session_id, mode, frame, total_tokens, budget, refresh, conversation_tokens "
-            "FROM fingerprints WHERE (project = ? OR (project IS NULL AND session_id IN "
-            f"(SELECT id FROM sessions WHERE {where}))){session_filter} ORDER BY id",
-            (project, *args, *([session_id] if session_id is not None else [])),
+            f"FROM fingerprints WHERE project = ?{session_filter} ORDER BY id",
+            (project, *([session_id] if session_id is not None else [])),
         ).fetchall()
         return [Answer(*row) for row in rows]
-
-
-def _sessions(project: str, session_id: str | None) -> tuple[str, tuple[str, ...]]:
-    if session_id is None:
-        return "project = ?", (project,)
-    return "project = ? AND id = ?", (project, session_id)

@@ -275,12 +275,19 @@ MIGRATIONS.append(
 MIGRATIONS.append(
     (
         7,
-        "fingerprints name their project, the turn's refresh verdict and the conversation's tokens",
-        # The seeds' metrics (SPEC §14, `nous stats`): a fingerprint's project was only found
-        # through its session's row, a turn's refresh verdict was answered and forgotten, and
-        # the conversation's size the client reports was not kept. Rows from before get their
-        # project from their session (the first such row when two projects used one id).
+        "fingerprints and usage name their project; the turn's refresh verdict and the "
+        "conversation's tokens are kept",
+        # The seeds' metrics (SPEC §14, `nous stats`): a fingerprint's or usage row's project was
+        # only found through its session's id, which two projects may share; a turn's refresh
+        # verdict was answered and forgotten, and the conversation's size the client reports
+        # was not kept. Rows from before get their project from their session (the first such
+        # row when two projects used one id).
         """
+        ALTER TABLE usage ADD COLUMN project TEXT;
+        UPDATE usage SET project = (
+            SELECT project FROM sessions WHERE sessions.id = usage.session_id LIMIT 1
+        );
+        CREATE INDEX usage_project ON usage (project, session_id);
         ALTER TABLE fingerprints ADD COLUMN project TEXT;
         ALTER TABLE fingerprints ADD COLUMN refresh TEXT;
         ALTER TABLE fingerprints ADD COLUMN conversation_tokens INTEGER;

@@ -89,14 +89,16 @@ class UsageRows:
             out[memory_id] = UsageStats(len(records), sum(r for _, r in records), score, decayed)
         return out
 
-    def record_usage(self, session_id: str, outcomes: list[tuple[str, bool, float]]) -> None:
-        """One usage row per (memory id, referenced?, overlap)."""
+    def record_usage(
+        self, session_id: str, outcomes: list[tuple[str, bool, float]], project: str | None = None
+    ) -> None:
+        """One usage row per (memory id, referenced?, overlap), in the session's project."""
         stamp = now()
         with self.write():
             self._conn.executemany(
-                "INSERT INTO usage (memory_id, session_id, at, referenced, overlap) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(m, session_id, stamp, int(ref), overlap) for m, ref, overlap in outcomes],
+                "INSERT INTO usage (memory_id, session_id, at, referenced, overlap, project) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(m, session_id, stamp, int(r), overlap, project) for m, r, overlap in outcomes],
             )
 
     def activate(self, memory_id: str) -> Memory:
