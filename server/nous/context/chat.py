@@ -100,13 +100,13 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         ),
     )  # fmt: skip
     result.refresh = refresh
-    result.fingerprint.update(refresh=refresh, conversationTokens=params.conversation_tokens)
     if params.preview:  # shown, not injected: the session and the chat's memory stay as they were
         result.session = sessions.use_of(session, cut=limit is not None)
         result.limit = limit
         return result
     topic = vector if params.session_id else None
-    answer = _finish(store, session, result, params.mode == "startup", limit, topic)
+    answer = _finish(store, session, result, params.mode == "startup", limit, topic,
+                     params.conversation_tokens)  # fmt: skip
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
         _keep(folder, params.session_id, "user", text, vector)
     return answer
@@ -204,8 +204,9 @@ def _finish(
     counted: bool,
     limit: Limit | None,
     topic: Vector | None,
+    conversation_tokens: int | None = None,
 ) -> ContextResult:
-    sessions.record(store, session, result, counted, topic)
+    sessions.record(store, session, result, counted, topic, conversation_tokens)
     result.session = sessions.use_of(session, cut=limit is not None)
     if limit is not None:  # cut to fit: the count after this answer
         result.limit = limit.model_copy(update={"used": session.used})

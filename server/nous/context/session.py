@@ -107,9 +107,12 @@ def record(
     result: ContextResult,
     counted: bool,
     topic: Vector | None = None,
+    conversation_tokens: int | None = None,
 ) -> None:
     """Persist what was injected (for feedback and refresh) and the tokens it cost; `topic` is
-    the embedding of the input the context was built for (what refresh compares against)."""
+    the embedding of the input the context was built for (what refresh compares against). The
+    fingerprint is logged with the turn's refresh verdict and the conversation's tokens the
+    client reported (`nous stats`)."""
     items = [item for section in result.sections for item in section.items]
     session.injected += [{"id": i.id, "text": i.text, "judged": False} for i in items]
     state: dict[str, object] = {"frame": result.frame}
@@ -121,7 +124,9 @@ def record(
     if result.mode == "recall":
         session.recalls += 1
     store.save_session(session, result.tokens if counted else 0)
-    store.log_fingerprint(session.id, result.fingerprint, session.project)
+    logged = {**result.fingerprint, "refresh": result.refresh,
+              "conversationTokens": conversation_tokens}  # fmt: skip
+    store.log_fingerprint(session.id, logged, session.project)
 
 
 def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
