@@ -192,7 +192,8 @@ async def test_stats_of_a_session_count_its_turns_and_judged_items(client: Langu
         (first["tokens"] / first["budget"] + second["tokens"] / second["budget"]) / 2
     )
     assert metrics["overhead"]["value"] == pytest.approx(first["tokens"] / 1200)
-    assert metrics["coldStart"]["value"] is None
+    cold = metrics["coldStart"]["value"]  # only if one of these was the daemon's first answer
+    assert cold is None or cold > 0
     project = as_dict(await call(client, "nous/stats", None))  # params optional: the project
     assert project["sessionId"] is None and project["answers"] >= 2
 

@@ -5,6 +5,7 @@ with `nous stats --json` (the project, one session, and another project's rows l
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -52,16 +53,21 @@ def referenced(replies: list[FeedbackResult]) -> tuple[int, int]:
     return judged, sum(len(f.referenced) for f in replies)
 
 
-def drive(e: Engine) -> tuple[list[ContextResult], list[ContextResult], list[FeedbackResult]]:
-    """Session `s1`: a chat start, four turns (a follow-up, a frame switch, a decision), a
-    recall and two judged replies, the client reporting its conversation's tokens on three
-    turns. Returns (every answer, the turns, the judged replies)."""
+def drive(
+    e: Engine,
+) -> tuple[list[ContextResult], list[ContextResult], list[FeedbackResult], float]:
+    """Session `s1`: a chat start (the engine's first answer: a cold start), four turns (a
+    follow-up, a frame switch, a decision), a recall and two judged replies, the client
+    reporting its conversation's tokens on three turns. Returns (every answer, the turns, the
+    judged replies, the chat start's wall time in ms as the test saw it)."""
 
     def turn(text: str, conversation: int | None = None) -> ContextResult:
         params = ContextParams(input=text, session_id="s1", conversation_tokens=conversation)
         return chat.context(e, params)
 
+    began = time.perf_counter()
     start = chat.context(e, ContextParams(mode="startup", session_id="s1", budget=1500))
+    wall_ms = (time.perf_counter() - began) * 1000
     turns = [
         turn("What is our storage setup?", 2000),
         turn("What is the SQLite storage setup?", 2600),
@@ -75,14 +81,14 @@ def drive(e: Engine) -> tuple[list[ContextResult], list[ContextResult], list[Fee
         chat.feedback(e, FeedbackParams(session_id="s1", response=f"As noted: {items[0].text}")),
         chat.feedback(e, FeedbackParams(session_id="s1", response="Let me look at the stack.")),
     ]
-    return [start, *turns, recalled], turns, replies
+    return [start, *turns, recalled], turns, replies, wall_ms
 
 
 def test_stats_match_a_hand_computed_session(
     tmp_path: Path, real_embedder: OnnxEmbedder, capsys: pytest.CaptureFixture[str]
 ) -> None:
     e = engine(tmp_path, real_embedder)
-    answers, turns, replies = drive(e)
+    answers, turns, replies, cold_ms = drive(e)
     other = chat.context(e, ContextParams(input="How do I deploy?", session_id="s2"))
     other_reply = chat.feedback(e, FeedbackParams(session_id="s2", response="Deploying now."))
     e.close()
@@ -110,7 +116,9 @@ def test_stats_match_a_hand_computed_session(
     assert got["budgetUtilization"] == pytest.approx(utilization)
     assert got["refreshRate"] == pytest.approx(rebuilt / 4)
     assert got["overhead"] == pytest.approx(overhead)
-    assert got["coldStart"] is None  # not recorded by the daemon: unknown, not zero
+    # the chat start was the engine's first answer: its build time, within what the test saw
+    assert got["coldStart"] is not None and 0 < got["coldStart"] <= cold_ms
+    cold = got["coldStart"]
 
     # by hand, the project: s1 and s2, not the other project's session of the same id
     everything = [*answers, other]
@@ -126,6 +134,7 @@ def test_stats_match_a_hand_computed_session(
     assert other.refresh == "initial"  # s2's one turn: a build, not a refresh
     assert got["refreshRate"] == pytest.approx(rebuilt / 5)
     assert got["overhead"] == pytest.approx(overhead)  # s2 reported no conversation tokens
+    assert got["coldStart"] == cold  # s2's answer came warm; billing's first is billing's
 
 
 def test_stats_without_records_say_unknown(

@@ -108,11 +108,12 @@ def record(
     counted: bool,
     topic: Vector | None = None,
     conversation_tokens: int | None = None,
+    elapsed_ms: float | None = None,
 ) -> None:
     """Persist what was injected (for feedback and refresh) and the tokens it cost; `topic` is
     the embedding of the input the context was built for (what refresh compares against). The
-    fingerprint is logged with the turn's refresh verdict and the conversation's tokens the
-    client reported (`nous stats`)."""
+    fingerprint is logged with the turn's refresh verdict, the conversation's tokens the client
+    reported and how long the context took to build (`nous stats`)."""
     items = [item for section in result.sections for item in section.items]
     session.injected += [{"id": i.id, "text": i.text, "judged": False} for i in items]
     state: dict[str, object] = {"frame": result.frame}
@@ -125,7 +126,7 @@ def record(
         session.recalls += 1
     store.save_session(session, result.tokens if counted else 0)
     logged = {**result.fingerprint, "refresh": result.refresh,
-              "conversationTokens": conversation_tokens}  # fmt: skip
+              "conversationTokens": conversation_tokens, "elapsedMs": elapsed_ms}  # fmt: skip
     store.log_fingerprint(session.id, logged, session.project)
 
 

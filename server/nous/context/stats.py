@@ -9,7 +9,10 @@ what the store already records: `nous stats` and `nous/stats`.
   refresh verdict), those that rebuilt the context (`frame-switch`, `decision-point`,
   `topic-drift`, `token-pressure`; a session's first turn, `initial`, is a build, not a
   rebuild; target < 0.3 per turn);
-- cold start: not recorded by the daemon yet, so unknown (target < 500 ms);
+- cold start = the mean time to build the context (`nous/context`, from the request to the
+  answer, before it is kept) of the answers that were their process's first (the daemon's
+  first after it started, or a one-shot command's); unknown when none was recorded (target
+  < 500 ms);
 - context overhead = Σ injected tokens / Σ conversation tokens, over the turns whose client
   reported the conversation's size (`conversationTokens`); unknown when none did (target
   < 15 %)."""
@@ -45,14 +48,7 @@ def compute(store: Store, project: str, session_id: str | None = None) -> StatsR
             _relevance(judged, referenced),
             _utilization(answers),
             _refresh(answers),
-            Metric(
-                name="coldStart",
-                value=None,
-                unit="ms",
-                target="< 500 ms",
-                met=None,
-                basis="unknown: the daemon does not record its cold start",
-            ),
+            _cold_start(answers),
             _overhead(answers),
         ],
     )
@@ -100,6 +96,18 @@ def _refresh(answers: list[Answer]) -> Metric:
         basis=f"{rebuilt} refreshes in {len(turns)} session turns"
         if turns
         else "unknown: no chat-session turn was recorded",
+    )  # fmt: skip
+
+
+def _cold_start(answers: list[Answer]) -> Metric:
+    cold = [a.elapsed_ms for a in answers if a.cold and a.elapsed_ms is not None]
+    value = _share(sum(cold), len(cold))
+    return Metric(
+        name="coldStart", value=value, unit="ms", target="< 500 ms",
+        met=None if value is None else value < 500,
+        basis=f"mean of {len(cold)} first context answers of a process"
+        if cold
+        else "unknown: no process's first context answer was recorded",
     )  # fmt: skip
 
 

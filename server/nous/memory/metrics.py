@@ -25,6 +25,10 @@ class Answer:
     when none was made (startup, recall, a turn without a session, or a row from before)."""
     conversation_tokens: int | None
     """The conversation's tokens as the client reported them, if it did."""
+    elapsed_ms: float | None
+    """How long building the context took (`nous/context`; None for a recall)."""
+    cold: bool
+    """The first answer of its process (of the store object that logged it)."""
 
 
 class MetricRows:
@@ -64,8 +68,11 @@ class MetricRows:
         """The project's (or one of its sessions') fingerprints, oldest first."""
         session_filter = " AND session_id = ?" if session_id is not None else ""
         rows = self._conn.execute(
-            "SELECT session_id, mode, frame, total_tokens, budget, refresh, conversation_tokens "
-            f"FROM fingerprints WHERE project = ?{session_filter} ORDER BY id",
+            "SELECT session_id, mode, frame, total_tokens, budget, refresh, conversation_tokens, "
+            f"elapsed_ms, cold FROM fingerprints WHERE project = ?{session_filter} ORDER BY id",
             (project, *([session_id] if session_id is not None else [])),
         ).fetchall()
-        return [Answer(*row) for row in rows]
+        return [
+            Answer(s, mode, frame, tokens, budget, refresh, conversation, elapsed, bool(cold))
+            for s, mode, frame, tokens, budget, refresh, conversation, elapsed, cold in rows
+        ]
