@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from nous import __version__, browsing
-from nous.context import chat
+from nous.context import chat, stats
 from nous.context.config import FRAMES
 from nous.context.render import code
 from nous.engine import Engine
@@ -164,6 +164,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--session", help="chat session id (startup is counted against its cap)")
     p.add_argument("--conversation-file", help="JSON list of recent messages, for dedup")
     p.add_argument("--model-max-tokens", type=_positive, help="the model's input window")
+    p.add_argument("--conversation-tokens", type=_positive,
+                   help="the conversation's tokens so far (`nous stats`)")  # fmt: skip
     p.add_argument("input", nargs="?", default="")
 
     p = command("feedback", _feedback, "judge which injected memories a reply referenced")
@@ -223,6 +225,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p.add_argument("--unshare", dest="shared", action="store_false")
 
     command("status", _status, "project, counts by kind and status, database, model, encoding")
+
+    p = command("stats", _stats, "the seeds' metrics: relevance, utilization, refresh, overhead")
+    p.add_argument("--session", help="one chat session's figures (default: the whole project)")
 
     wanted = set(argv) & set(RUNNERS)
     for name, (module_name, help_text) in RUNNERS.items():
@@ -284,7 +289,8 @@ def _context(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
         params = ContextParams.model_validate(
             {"input": args.input, "mode": args.mode, "frame": args.frame,
              "profile": args.profile, "budget": args.budget, "sessionId": args.session,
-             "conversation": conversation, "modelMaxTokens": args.model_max_tokens}
+             "conversation": conversation, "modelMaxTokens": args.model_max_tokens,
+             "conversationTokens": args.conversation_tokens}
         )  # fmt: skip
     except ValidationError as exc:
         raise NousError(f"invalid request: {exc.errors()[0]['msg']}") from exc
@@ -361,6 +367,39 @@ def _status(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
     return engine.status()
 
 
+def _stats(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
+    result = stats.compute(engine.store, engine.project_key, args.session)
+    return result.model_dump(mode="json", by_alias=True)
+
+
+_STAT_LABELS = {
+    "contextRelevance": "context relevance",
+    "budgetUtilization": "budget utilization",
+    "refreshRate": "refresh rate",
+    "coldStart": "cold start",
+    "overhead": "context overhead",
+}
+
+
+def _print_stats(data: dict[str, Any]) -> None:
+    whose = f"session {code(data['sessionId'], 80)}" if data["sessionId"] else "project"
+    print(f"{whose} {code(data['project'], 80)}: {data['answers']} answers, "
+          f"{data['sessions']} chat sessions, {data['turns']} session turns")  # fmt: skip
+    for metric in data["metrics"]:
+        value = metric["value"]
+        if value is None:
+            shown = "unknown"
+        elif metric["unit"] == "share":
+            shown = f"{value:.0%}"
+        elif metric["unit"] == "ms":
+            shown = f"{value:.0f} ms"
+        else:
+            shown = f"{value:.2f}/turn"
+        met = {True: "ok", False: "off target", None: "-"}[metric["met"]]
+        print(f"  {_STAT_LABELS[metric['name']]:<20} {shown:<10} target {metric['target']:<36} "
+              f"{met:<10} {metric['basis']}")  # fmt: skip
+
+
 def _print_text(command: str, data: dict[str, Any]) -> None:
     if command == "remember":
         redacted = f" (redacted: {', '.join(data['redactions'])})" if data["redactions"] else ""
@@ -399,6 +438,8 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
         for kind, by_status in data["counts"].items():
             states = ", ".join(f"{s} {n}" for s, n in by_status.items())
             print(f"  {kind:<12} {states}")
+    elif command == "stats":
+        _print_stats(data)
     elif command == "harvest":
         print(
             f"{data['project']}: {data['files']} files ({data['changed']} changed), "

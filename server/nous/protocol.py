@@ -23,6 +23,7 @@ NOUS_FORGET = "nous/forget"
 NOUS_SUPERSEDE = "nous/supersede"
 NOUS_OUTCOME = "nous/outcome"
 NOUS_STATUS = "nous/status"
+NOUS_STATS = "nous/stats"
 NOUS_LIST = "nous/list"
 NOUS_UPDATE = "nous/update"
 NOUS_BUDGET = "nous/budget"
@@ -70,6 +71,10 @@ class ContextParams(Params):
     """The session is an agent's (agent-mode tools, a long-running connection): the agent's
     recall limit and session cap apply (`agentMaxRecalls`, `agentSessionCap`), fixed when the
     session is first opened."""
+    conversation_tokens: int | None = Field(default=None, ge=0, le=100_000_000)
+    """The tokens of the whole conversation so far, as the client counts them (the chat
+    history it sends the model, this turn's input included): `nous stats`' context overhead
+    is the injected tokens over these."""
 
 
 class RecallParams(Params):
@@ -159,6 +164,43 @@ class ExpandParams(IdParams):
 
 class StatusParams(Params):
     pass
+
+
+class StatsParams(Params):
+    """`nous/stats`: the seeds' metrics of this project, or of one of its chat sessions."""
+
+    session_id: str | None = Field(default=None, min_length=1, max_length=200)
+    active_file: str | None = Field(default=None, max_length=4096)
+    """Picks the workspace folder (the project) as in `nous/context`; else the first."""
+
+
+class Metric(Wire):
+    """One of the seeds' five metrics (seed 001's table, SPEC §14)."""
+
+    name: Literal["contextRelevance", "budgetUtilization", "refreshRate", "coldStart", "overhead"]
+    value: float | None
+    """None: unknown (nothing recorded to measure it on; `basis` says why)."""
+    unit: Literal["share", "perTurn", "ms"]
+    target: str
+    met: bool | None
+    basis: str
+    """What the figure was computed from, in words."""
+
+
+class StatsResult(Wire):
+    project: str
+    session_id: str | None
+    sessions: int
+    """Named chat sessions with a recorded answer (one-shot answers have none)."""
+    answers: int
+    """Answers given (startup, turn, recall), each with a fingerprint."""
+    turns: int
+    """Turns of chat sessions a refresh verdict was made for."""
+    refreshes: int
+    judged: int
+    """Injected items `nous/feedback` judged against a reply."""
+    referenced: int
+    metrics: list[Metric]
 
 
 class Item(Wire):

@@ -169,6 +169,36 @@ async def test_status(client: LanguageClient) -> None:
 
 
 @pytest.mark.asyncio(loop_scope="module")
+async def test_stats_of_a_session_count_its_turns_and_judged_items(client: LanguageClient) -> None:
+    first = as_dict(await call(client, "nous/context", {
+        "input": "What is our storage setup?", "sessionId": "e2e-stats", "conversationTokens": 1200,
+    }))  # fmt: skip
+    second = as_dict(await call(client, "nous/context", {
+        "input": "Should we use Redis for caching?", "sessionId": "e2e-stats",
+    }))  # fmt: skip
+    items = [i for s in first["sections"] for i in s["items"]]
+    items += [i for s in second["sections"] for i in s["items"]]
+    reply = items[0]["text"] if items else "nothing"
+    fb = as_dict(await call(client, "nous/feedback", {"sessionId": "e2e-stats", "response": reply}))
+    stats = as_dict(await call(client, "nous/stats", {"sessionId": "e2e-stats"}))
+    assert (stats["sessionId"], stats["answers"], stats["turns"]) == ("e2e-stats", 2, 2)
+    judged = len(fb["referenced"]) + len(fb["notReferenced"])
+    assert (stats["judged"], stats["referenced"]) == (judged, len(fb["referenced"]))
+    metrics = {m["name"]: m for m in stats["metrics"]}
+    assert set(metrics) == {
+        "contextRelevance", "budgetUtilization", "refreshRate", "coldStart", "overhead"
+    }  # fmt: skip
+    assert metrics["budgetUtilization"]["value"] == pytest.approx(
+        (first["tokens"] / first["budget"] + second["tokens"] / second["budget"]) / 2
+    )
+    assert metrics["overhead"]["value"] == pytest.approx(first["tokens"] / 1200)
+    cold = metrics["coldStart"]["value"]  # only if one of these was the daemon's first answer
+    assert cold is None or cold > 0
+    project = as_dict(await call(client, "nous/stats", None))  # params optional: the project
+    assert project["sessionId"] is None and project["answers"] >= 2
+
+
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(
     ("method", "params", "field"),
     [
@@ -190,6 +220,8 @@ async def test_status(client: LanguageClient) -> None:
         ("nous/recall", {"query": "x", "budget": 800.0}, "budget"),
         ("nous/remember", {"kind": "fact", "content": "x", "confidence": "0.5"}, "confidence"),
         ("nous/forget", {"id": "a", "purge": "true"}, "purge"),
+        ("nous/stats", {"sessionId": 5}, "sessionId"),
+        ("nous/context", {"conversationTokens": -1}, "conversationTokens"),
     ],
 )
 async def test_invalid_params_name_the_field(

@@ -290,7 +290,12 @@ def test_chat_rows_kept_before_are_hashed_within_their_session(tmp_path: Path) -
             "UPDATE memories SET content_hash = ? WHERE id = ?",
             (renderings.content_hash(said.memory.content), said.memory.id),
         )
-        conn.execute("DELETE FROM schema_migrations WHERE version = 6")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 6")
+        for index in ("fingerprints_project", "usage_project"):  # nor migration 7's columns
+            conn.execute(f"DROP INDEX {index}")
+        for column in ("project", "refresh", "conversation_tokens", "elapsed_ms", "cold"):
+            conn.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
+        conn.execute("ALTER TABLE usage DROP COLUMN project")
     store.close()
     store = MemoryStore(path, HashEmbedder(), tokens.counter())
     try:

@@ -12,6 +12,7 @@ export const NOUS_FORGET = "nous/forget";
 export const NOUS_SUPERSEDE = "nous/supersede";
 export const NOUS_OUTCOME = "nous/outcome";
 export const NOUS_STATUS = "nous/status";
+export const NOUS_STATS = "nous/stats";
 export const NOUS_BUDGET = "nous/budget";
 export const NOUS_INDEXED = "nous/indexed";
 

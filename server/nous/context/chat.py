@@ -6,6 +6,7 @@ the benchmark call the same functions."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
@@ -64,6 +65,7 @@ def _limits(folder: Folder, agent: bool) -> Settings:
 
 def context(folder: Folder, params: ContextParams) -> ContextResult:
     """`nous/context`: startup (counted against the session cap) or turn mode."""
+    started = time.perf_counter()
     store, settings = folder.store, _limits(folder, params.agent)
     session = _session(folder, params.session_id, settings)
     folder.last_session = params.session_id or folder.last_session
@@ -105,7 +107,9 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         result.limit = limit
         return result
     topic = vector if params.session_id else None
-    answer = _finish(store, session, result, params.mode == "startup", limit, topic)
+    elapsed = round((time.perf_counter() - started) * 1000, 2)  # the answer built, not yet kept
+    answer = _finish(store, session, result, params.mode == "startup", limit, topic,
+                     params.conversation_tokens, elapsed)  # fmt: skip
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
         _keep(folder, params.session_id, "user", text, vector)
     return answer
@@ -203,8 +207,10 @@ def _finish(
     counted: bool,
     limit: Limit | None,
     topic: Vector | None,
+    conversation_tokens: int | None = None,
+    elapsed_ms: float | None = None,
 ) -> ContextResult:
-    sessions.record(store, session, result, counted, topic)
+    sessions.record(store, session, result, counted, topic, conversation_tokens, elapsed_ms)
     result.session = sessions.use_of(session, cut=limit is not None)
     if limit is not None:  # cut to fit: the count after this answer
         result.limit = limit.model_copy(update={"used": session.used})

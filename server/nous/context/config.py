@@ -129,6 +129,21 @@ class Refresh(Strict):
     pressure: float = Field(ge=0, le=1)
 
 
+class Calibration(Strict):
+    """Seed 003's calibration note in a decision-frame context (SPEC §14)."""
+
+    min_reviewed: int = Field(default=5, ge=1)
+    """Fewer reviewed decisions than this: no note."""
+    recent: int = Field(default=50, ge=1)
+    """How many of the most recently reviewed decisions the note measures."""
+    partial: float = Field(default=0.5, ge=0, le=1)
+    """The outcome value of a `partial` decision (success 1, failure 0)."""
+    slight: float = Field(default=0.05, ge=0, le=1)
+    """|mean confidence − accuracy| below this is well calibrated; from it, slightly off."""
+    strong: float = Field(default=0.15, ge=0, le=1)
+    """|mean confidence − accuracy| from this on is plainly over- or underconfident."""
+
+
 class Profile(Strict):
     task_weight: float = Field(ge=0)
     project_weight: float = Field(ge=0)
@@ -152,6 +167,7 @@ class Config(Strict):
     plan: PlanDefaults
     startup: Startup
     refresh: Refresh
+    calibration: Calibration = Calibration()
     profiles: dict[str, Profile]
 
     def layer_of(self, kind: str) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nous.context import budget, dedup, echo, items, profiles, relevance, search
+from nous.context import budget, calibration, dedup, echo, items, profiles, relevance, search
 from nous.context import frame as frames
 from nous.context import intent as intents
 from nous.context import plan as plans
@@ -235,6 +235,8 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     work = items.Work()
     session = req.session or SessionUse(id=None, used=0, cap=0, remaining=0)
     blocks = _blocks(config, frame, view, req.mode)
+    if req.mode == "turn" and frame == "decision":  # seed 003's calibration note (SPEC §14)
+        calibration.add_note(blocks, store, config, view.project_scope)
     layer_kinds = {layer.name: layer.kinds for layer in config.layers}
     layer_kinds[RULES_LAYER] = list(config.plan.kinds)
 

@@ -107,9 +107,13 @@ def record(
     result: ContextResult,
     counted: bool,
     topic: Vector | None = None,
+    conversation_tokens: int | None = None,
+    elapsed_ms: float | None = None,
 ) -> None:
     """Persist what was injected (for feedback and refresh) and the tokens it cost; `topic` is
-    the embedding of the input the context was built for (what refresh compares against)."""
+    the embedding of the input the context was built for (what refresh compares against). The
+    fingerprint is logged with the turn's refresh verdict, the conversation's tokens the client
+    reported and how long the context took to build (`nous stats`)."""
     items = [item for section in result.sections for item in section.items]
     session.injected += [{"id": i.id, "text": i.text, "judged": False} for i in items]
     state: dict[str, object] = {"frame": result.frame}
@@ -121,7 +125,9 @@ def record(
     if result.mode == "recall":
         session.recalls += 1
     store.save_session(session, result.tokens if counted else 0)
-    store.log_fingerprint(session.id, result.fingerprint)
+    logged = {**result.fingerprint, "refresh": result.refresh,
+              "conversationTokens": conversation_tokens, "elapsedMs": elapsed_ms}  # fmt: skip
+    store.log_fingerprint(session.id, logged, session.project)
 
 
 def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
@@ -141,7 +147,8 @@ def feedback(store: Store, config: Config, session: Session, response: str) -> F
         judged[entry["id"]] = (referenced, round(overlap, 4))
         entry["judged"] = True
     live = {m for m in judged if m in store.get_many(list(judged))}
-    store.record_usage(session.id, [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live])
+    rows = [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live]
+    store.record_usage(session.id, rows, session.project)
     for memory_id in live:
         usage.apply_feedback(store, memory_id, judged[memory_id][0])
     store.save_session(session, 0)

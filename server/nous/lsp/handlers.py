@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from nous import browsing
 from nous import protocol as p
-from nous.context import capture, chat
+from nous.context import capture, chat, stats
 from nous.engine import Engine
 from nous.memory.model import Draft, Memory
 
@@ -80,6 +80,10 @@ def status(engine: Engine, params: p.StatusParams) -> dict[str, Any]:
     return engine.status()
 
 
+def stats_of(engine: Engine, params: p.StatsParams) -> dict[str, Any]:
+    return _dump(stats.compute(engine.store, engine.project_key, params.session_id))
+
+
 def list_memories(engine: Engine, params: p.ListParams) -> dict[str, Any]:
     return browsing.list_memories(engine, params).model_dump(mode="json", by_alias=True)
 
@@ -101,8 +105,9 @@ METHODS: dict[str, tuple[type[BaseModel], Handler]] = {
     p.NOUS_SUPERSEDE: (p.SupersedeParams, supersede),
     p.NOUS_OUTCOME: (p.OutcomeParams, outcome),
     p.NOUS_STATUS: (p.StatusParams, status),
+    p.NOUS_STATS: (p.StatsParams, stats_of),
     p.NOUS_LIST: (p.ListParams, list_memories),
     p.NOUS_UPDATE: (p.UpdateParams, update),
 }
-PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS, p.NOUS_LIST})
+PARAMS_OPTIONAL = frozenset({p.NOUS_STATUS, p.NOUS_STATS, p.NOUS_LIST})
 INJECTING = frozenset({p.NOUS_CONTEXT, p.NOUS_RECALL, p.NOUS_EXPAND})

@@ -272,6 +272,36 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        7,
+        "fingerprints and usage name their project; the turn's refresh verdict, the "
+        "conversation's tokens and how long an answer took (and whether it was a cold one) kept",
+        # The seeds' metrics (SPEC §14, `nous stats`): a fingerprint's or usage row's project was
+        # only found through its session's id, which two projects may share; a turn's refresh
+        # verdict was answered and forgotten, and neither the conversation's size the client
+        # reports nor how long building the context took (the first answer of a process: the
+        # cold start) was kept. Rows from before get their project from their session (the
+        # first such row when two projects used one id).
+        """
+        ALTER TABLE usage ADD COLUMN project TEXT;
+        UPDATE usage SET project = (
+            SELECT project FROM sessions WHERE sessions.id = usage.session_id LIMIT 1
+        );
+        CREATE INDEX usage_project ON usage (project, session_id);
+        ALTER TABLE fingerprints ADD COLUMN project TEXT;
+        ALTER TABLE fingerprints ADD COLUMN refresh TEXT;
+        ALTER TABLE fingerprints ADD COLUMN conversation_tokens INTEGER;
+        ALTER TABLE fingerprints ADD COLUMN elapsed_ms REAL;
+        ALTER TABLE fingerprints ADD COLUMN cold INTEGER NOT NULL DEFAULT 0;
+        UPDATE fingerprints SET project = (
+            SELECT project FROM sessions WHERE sessions.id = fingerprints.session_id LIMIT 1
+        );
+        CREATE INDEX fingerprints_project ON fingerprints (project, session_id);
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -29,6 +29,7 @@ from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import fts, lifecycle, migrations, renderings, secrets, snapshot, turns
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
+from nous.memory.metrics import MetricRows
 from nous.memory.model import (
     OUTCOMES,
     Draft,
@@ -89,11 +90,12 @@ class _Prepared:
     redactions: list[Redaction]
 
 
-class MemoryStore(UsageRows, SourceRows, ProjectRows):
+class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
     """All reads and writes of one memory database; use from one thread.
 
     The only holder of the connection and of SQL: callers use its verbs (this class and the
-    row mixins it is made of: sessions and usage, harvest sources, project claims) and pass
+    row mixins it is made of: sessions and usage, harvest sources, project claims, the
+    metrics' reads) and pass
     the vectors they already computed. `nous.memory.interface.Store` is its shape.
     """
 

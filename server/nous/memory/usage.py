@@ -58,6 +58,8 @@ class UsageRows:
     """The `usage`, `sessions` and `fingerprints` tables (a part of `MemoryStore`)."""
 
     _conn: sqlite3.Connection
+    _answered: bool = False
+    """This store object (this process) has logged an answer: the next one is not cold."""
 
     if TYPE_CHECKING:
 
@@ -89,14 +91,16 @@ class UsageRows:
             out[memory_id] = UsageStats(len(records), sum(r for _, r in records), score, decayed)
         return out
 
-    def record_usage(self, session_id: str, outcomes: list[tuple[str, bool, float]]) -> None:
-        """One usage row per (memory id, referenced?, overlap)."""
+    def record_usage(
+        self, session_id: str, outcomes: list[tuple[str, bool, float]], project: str | None = None
+    ) -> None:
+        """One usage row per (memory id, referenced?, overlap), in the session's project."""
         stamp = now()
         with self.write():
             self._conn.executemany(
-                "INSERT INTO usage (memory_id, session_id, at, referenced, overlap) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(m, session_id, stamp, int(ref), overlap) for m, ref, overlap in outcomes],
+                "INSERT INTO usage (memory_id, session_id, at, referenced, overlap, project) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(m, session_id, stamp, int(r), overlap, project) for m, r, overlap in outcomes],
             )
 
     def activate(self, memory_id: str) -> Memory:
@@ -146,18 +150,27 @@ class UsageRows:
         session.used = used
         return session
 
-    def log_fingerprint(self, session_id: str | None, data: dict[str, Any]) -> None:
-        """One row of local fingerprint telemetry (never sent anywhere)."""
+    def log_fingerprint(
+        self, session_id: str | None, data: dict[str, Any], project: str | None = None
+    ) -> None:
+        """One row of local fingerprint telemetry (never sent anywhere); `refresh`,
+        `conversationTokens` and `elapsedMs` in `data` are optional (a session's turn has the
+        first, a client that reports its conversation's size the second, a built context the
+        third). The first answer this store object logs is marked cold: the process's first."""
+        cold, self._answered = not self._answered, True
         with self.write():
             self._conn.execute(
                 "INSERT INTO fingerprints (session_id, at, frame, mode, complexity, file_count, "
                 "file_hash, profile, total_tokens, budget, kinds, compression_ratio, tier_counts, "
-                "selected, available) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "selected, available, project, refresh, conversation_tokens, elapsed_ms, cold) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id, now(), data["frame"], data["mode"], data["complexity"],
                     data["fileCount"], data["fileHash"], data["profile"], data["totalTokens"],
                     data["budget"], json.dumps(data["kinds"]), data["compressionRatio"],
                     json.dumps(data["tierCounts"]), data["selected"], data["available"],
+                    project, data.get("refresh"), data.get("conversationTokens"),
+                    data.get("elapsedMs"), int(cold),
                 ),
             )  # fmt: skip
 
