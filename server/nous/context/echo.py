@@ -9,6 +9,7 @@ the question again, are no candidates."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -21,9 +22,6 @@ from nous.memory.model import Memory
 MAX_FRAGMENT_WORDS = 8
 """A line this short without a full stop and without a subject ("postgres orders storage") is
 a search, not a statement."""
-ECHO_EXTRA_WORDS = 3
-"""A captured memory holding every content word of the question and at most this many more
-says the question again."""
 RESTATED_NEW_WORDS = 4
 RESTATED_NEW_SHARE = 0.35
 """A reply whose content words not found in what its session was given are at most
@@ -80,20 +78,24 @@ def restates(reply: str, injected: Iterable[str]) -> bool:
     return shared > new and new <= max(RESTATED_NEW_WORDS, RESTATED_NEW_SHARE * len(said))
 
 
+@functools.lru_cache(maxsize=64)
+def _folded(question: str) -> str:
+    """The question's `content_hash`, once per question (every candidate is compared with it)."""
+    return renderings.content_hash(question)
+
+
 def repeats(question: str, memory: Memory) -> bool:
     """`memory` says `question` again: the same normalised text, or a captured turn that only
-    asks, holding every content word of the question and at most `ECHO_EXTRA_WORDS` more (a
+    asks, holding every content word of the question and at most `relevance.ECHO_WORDS` more (a
     statement that holds the question's words is an answer, however short)."""
     # the same text folded (case, punctuation, spaces): only a text of about the question's
     # length can be; hashing every candidate's whole content cost a turn ~6 ms
     near = len(memory.content) <= 2 * len(question) + 40
-    if near and renderings.content_hash(memory.content) == renderings.content_hash(question):
+    if near and renderings.content_hash(memory.content) == _folded(question):
         return True
     if turns.session_of(memory.source or "") is None or not asks_only(memory.content):
         return False  # harvested, remembered on purpose, or a statement: an answer
-    asked = relevance.stems(question)
-    said = relevance.stems(memory.content)
-    return bool(asked) and asked <= said and len(said - asked) <= ECHO_EXTRA_WORDS
+    return relevance.says_again(relevance.stems(question), memory.content)
 
 
 def excluded(question: str, session_id: str | None, memory: Memory) -> tuple[str, str] | None:

@@ -366,23 +366,22 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         if c.terms.get("censor"):
             room = caps.get(bucket_of(c, layer), 0) - CENSOR_OVERHEAD
             shares[c.memory.id] = max(gate.item_min // 2, min(shares[c.memory.id], room))
-    alloc = budget.allocate(
-        placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
-        store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
-        best_first=req.mode == "recall",
-        capped=frozenset(c.memory.id for c in candidates if c.terms.get("censor")),
-    )  # fmt: skip
-    if req.mode == "recall":  # a recall's budget binds: what an answer left grows its extracts
-        grown = _spend_spare(alloc, renderings, shares, most, total)
-        if grown:
-            for block in blocks:
-                block.lines = []
-            alloc = budget.allocate(
-                placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
-                store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
-                best_first=True,
-                capped=frozenset(c.memory.id for c in candidates if c.terms.get("censor")),
-            )  # fmt: skip
+    censors = frozenset(c.memory.id for c in candidates if c.terms.get("censor"))
+
+    def place() -> budget.Allocation:
+        for block in blocks:
+            block.lines = []
+        return budget.allocate(
+            placing, blocks, layer_kinds, caps, bucket_of, _flow_order(config, frame), total,
+            store.counter, micro_first=profile.compression > 0.7, choices=renderings.of,
+            best_first=req.mode == "recall", capped=censors,
+        )  # fmt: skip
+
+    alloc = place()
+    # a recall's budget binds: what an answer left grows the extracts it cut, and it is placed
+    # again
+    if req.mode == "recall" and _spend_spare(alloc, renderings, shares, most, total):
+        alloc = place()
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
 

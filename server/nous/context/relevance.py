@@ -82,6 +82,17 @@ def stems(text: str) -> frozenset[str]:
     return frozenset(chain.from_iterable(map(_token_stems, _WORD.findall(text.lower()))))
 
 
+ECHO_WORDS = 3
+"""A text that holds every content word of a question and at most this many more says the
+question again: it answers nothing (`says_again`)."""
+
+
+def says_again(asked: frozenset[str], text: str) -> bool:
+    """`text` holds all of `asked` (a question's stems) and at most ECHO_WORDS more."""
+    said = stems(text)
+    return bool(asked) and asked <= said and len(said - asked) <= ECHO_WORDS
+
+
 @functools.lru_cache(maxsize=65_536)
 def _token_stems(token: str) -> tuple[str, ...]:
     parts = [token, *_JOINERS.split(token)] if _JOINER.search(token) else [token]

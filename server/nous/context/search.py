@@ -153,16 +153,13 @@ def _join_team(found: Signals, hits: list[Hit]) -> None:
             found.bm25[hit.memory.id] = min(1.0, hit.rank / top)
 
 
-ECHO_WORDS = 3
-"""A kept chat turn that holds every content word of the query and at most this many more says
-the question again (asked in an earlier session): it answers nothing, and its BM25 would set the
-scale every answer is measured on."""
-
-
 def _echoes(
     query: str, head: dict[str, Memory], dense: list[tuple[str, float]],
     matches: list[tuple[str, float]],
 ) -> frozenset[str]:  # fmt: skip
+    """The kept chat turns near the head of either list that say the query again (asked in an
+    earlier session, `relevance.says_again`): they answer nothing, and their BM25 would set the
+    scale every answer is measured on."""
     asked = relevance.stems(query)
     if not asked:
         return frozenset()
@@ -170,7 +167,7 @@ def _echoes(
     return frozenset(
         i for i in near
         if (m := head.get(i)) is not None and turns.is_turn(m)
-        and asked <= (said := relevance.stems(m.content)) and len(said - asked) <= ECHO_WORDS
+        and relevance.says_again(asked, m.content)
     )  # fmt: skip
 
 

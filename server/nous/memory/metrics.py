@@ -56,23 +56,28 @@ class MetricRows:
     def usage_counts(self, project: str, session_id: str | None = None) -> tuple[int, int]:
         """(judged, referenced) usage rows of the project (or of one of its sessions): each row
         is one injected item `nous/feedback` judged against a reply."""
-        session_filter = " AND session_id = ?" if session_id is not None else ""
+        where, args = _of(project, session_id)
         row = self._conn.execute(
-            "SELECT count(*), coalesce(sum(referenced), 0) FROM usage "
-            f"WHERE project = ?{session_filter}",
-            (project, *([session_id] if session_id is not None else [])),
+            f"SELECT count(*), coalesce(sum(referenced), 0) FROM usage WHERE {where}", args
         ).fetchone()
         return int(row[0]), int(row[1])
 
     def answers(self, project: str, session_id: str | None = None) -> list[Answer]:
         """The project's (or one of its sessions') fingerprints, oldest first."""
-        session_filter = " AND session_id = ?" if session_id is not None else ""
+        where, args = _of(project, session_id)
         rows = self._conn.execute(
             "SELECT session_id, mode, frame, total_tokens, budget, refresh, conversation_tokens, "
-            f"elapsed_ms, cold FROM fingerprints WHERE project = ?{session_filter} ORDER BY id",
-            (project, *([session_id] if session_id is not None else [])),
+            f"elapsed_ms, cold FROM fingerprints WHERE {where} ORDER BY id",
+            args,
         ).fetchall()
         return [
             Answer(s, mode, frame, tokens, budget, refresh, conversation, elapsed, bool(cold))
             for s, mode, frame, tokens, budget, refresh, conversation, elapsed, cold in rows
         ]
+
+
+def _of(project: str, session_id: str | None) -> tuple[str, tuple[str, ...]]:
+    """The WHERE clause (and its arguments) of a project's rows, or of one of its sessions'."""
+    if session_id is None:
+        return "project = ?", (project,)
+    return "project = ? AND session_id = ?", (project, session_id)
