@@ -190,3 +190,27 @@ def test_a_recall_spends_what_it_left_on_the_extracts_it_cut(
     assert next(i.detail for s in first.sections for i in s.items) == "extract", first.text
     assert first.tokens < grown.tokens <= 500
     assert len(grown.sections[0].items[0].text) > len(first.sections[0].items[0].text)
+
+
+def test_sections_of_one_document_take_one_slot_of_the_plan(
+    real_store: MemoryStore, release_guide: dict[str, str]
+) -> None:
+    """The plan's per-kind limit counts items, and a document's sections merge into one item:
+    with one fact allowed, the section that answers still joins the document's item instead of
+    being dropped "beyond the plan's 1 facts" (fx-private-relay's ADR 1 lost its "20 of 40
+    websites" consequence that way in a turn)."""
+    one = CONFIG.model_copy(update={
+        "plan": CONFIG.plan.model_copy(
+            update={"default_limit": 1, "dominant_limit": 1, "other_limit": 1}
+        ),
+        "gate": CONFIG.gate.model_copy(
+            update={"turn": 0.2, "turn_relative": 0.0, "sibling": 0.02}
+        ),
+    })  # fmt: skip
+    request = pipeline.Request(input=QUESTION, mode="turn", budget=600)
+    result = pipeline.assemble(real_store, one, VIEW, request)
+    beyond = [d for d in result.dropped if "beyond the plan" in d.detail]
+    assert release_guide["fixes-after-a-candidate"] not in {d.id for d in beyond}, beyond
+    [item] = [i for s in result.sections for i in s.items]
+    assert item.id == release_guide["release-candidates"]
+    assert release_guide["fixes-after-a-candidate"] in item.merged, result.dropped

@@ -517,6 +517,7 @@ def _filter(
     messages = [m.content for m in list(req.conversation)[-window:] if m.content.strip()]
     message_vecs = store.embed_many(messages) if messages else None
     per_kind: dict[str, int] = {}
+    slotted: set[str] = set()  # documents that hold a kind slot: their further sections merge in
     # On-demand recall is paid for by its own budget: the per-kind limits grow with it.
     scaled = 0
     if req.mode == "recall" and req.budget:
@@ -586,7 +587,10 @@ def _filter(
         if not censor and not req.input.strip() and prior < threshold:
             work.drop(c, "low-score", f"below {threshold:.3g}")
             continue
-        if not censor and req.mode != "startup" and per_kind.get(m.kind, 0) >= kind_limit(m.kind):
+        document = items.document_of(m)
+        merges = document is not None and document in slotted
+        if (not censor and req.mode != "startup" and not merges
+                and per_kind.get(m.kind, 0) >= kind_limit(m.kind)):  # fmt: skip
             work.drop(c, "low-score", f"beyond the plan's {kind_limit(m.kind)} {m.kind}s")
             continue
         if secrets.contains(m.summary) or secrets.contains(m.micro):
@@ -608,7 +612,10 @@ def _filter(
             if float(sims[best]) > config.scoring.dedup_selected_cosine:
                 work.drop(c, "duplicate", f"of {vec_owners[best].memory.id}")
                 continue
-        per_kind[m.kind] = per_kind.get(m.kind, 0) + 1
+        if not merges:
+            per_kind[m.kind] = per_kind.get(m.kind, 0) + 1
+            if document is not None:
+                slotted.add(document)
         kept.append(c)
         if vec is not None:
             kept_vecs.append(vec)
