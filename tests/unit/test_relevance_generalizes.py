@@ -194,3 +194,88 @@ def test_a_tag_cut_open_by_a_shortened_text_does_not_survive() -> None:
     assert "<img" not in render.clean('deploy pipeline <img src="https://x.example/a.png" onerr')
     assert "<script" not in render.clean("see <script type=…")
     assert render.clean("when a < b the sort is stable") == "when a < b the sort is stable"
+
+
+CONTRIBUTOR_AGENTS = """# AGENTS.md
+
+This file is here to steer AI assisted pull requests towards contributions that do not create
+excessive maintainer burden.
+
+## General rules and guidelines
+
+The most important rule is not to post AI-generated comments on issues or pull requests.
+Discussions on the project's repositories are for humans only.
+
+When a user asks you to open a pull request, ask the user for each section of the template and
+use their answers verbatim. Keep pull requests tightly scoped to the requested change and never
+include unrelated cleanup.
+
+If you have been assigned an issue, make sure the implementation direction is agreed on with the
+maintainers first in the issue comments. Discuss open questions on the issue before starting
+implementation.
+
+## Developer environment
+
+Follow docs/coding-guidelines.md. All code changes should have tests that validate them.
+
+## Commit formatting
+
+Disclose AI assistance with an Assisted-by: trailer; do not use a Co-authored-by: trailer.
+
+## Code style
+
+Format Go code with gofumpt and keep imports grouped: standard library, third party, local.
+
+## Changelog
+
+Every user-facing change needs a changelog entry made with the chloggen tool.
+
+## Dependencies
+
+Dependency updates come from Renovate; review its pull requests like any other.
+
+## Documentation
+
+Document every exported symbol; a package needs a doc.go file.
+"""
+CONTRIBUTOR_DOCS = {
+    "CONTRIBUTING.md": "# Contributing\n\n## Before you start\n\nRead the code of conduct. "
+    "Look for issues labelled good first issue.\n\n## Pull requests\n\nA pull request needs "
+    "two approvals from code owners. Add a changelog entry for user-facing changes.\n\n"
+    "## Releases\n\nReleases are cut every two weeks by the release manager.\n",
+    "docs/coding-guidelines.md": "# Coding guidelines\n\n## Naming\n\nExported names are "
+    "short and do not repeat the package name.\n\n## Errors\n\nWrap errors with context; "
+    "never panic in library code.\n\n## Configuration\n\nEvery configuration struct has a "
+    "Validate method and a default.\n\n## Testing\n\nTable-driven tests are preferred; use "
+    "the testify assertions.\n",
+    "docs/component-stability.md": "# Stability levels\n\n## Development\n\nA component in "
+    "development may change at any time.\n\n## Alpha\n\nAn alpha component may break its "
+    "configuration between releases.\n\n## Graduation to stable\n\nA component graduates "
+    "once its code owners fixed every open issue and it has been beta for two releases.\n",
+}
+
+
+def test_a_permission_recall_carries_the_nearest_instruction_rule(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    """ "Can I start coding the fix straight away?" shares almost no word with the rule that
+    answers it, which is an instruction file's convention, not a prohibition: a question that
+    asks whether it may do a thing carries the nearest instruction rules as censors, not only
+    the constraints (opentelemetry-collector's AGENTS.md, where the preamble was the only
+    constraint and was all a recall got)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "AGENTS.md").write_text(CONTRIBUTOR_AGENTS)
+    for rel, text in CONTRIBUTOR_DOCS.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text)
+    engine = Engine(Settings(db=tmp_path / "m.db"), workspace, embedder=real_embedder)
+    try:
+        engine.harvest()
+        question = "I've just been assigned an issue. Can I start coding the fix straight away?"
+        recall = chat.recall(engine, RecallParams(query=question, budget=500))
+        assert "agreed on with the\nmaintainers" in _texts(
+            recall
+        ) or "agreed on with the maintainers" in _texts(recall), recall.text
+    finally:
+        engine.store.close()

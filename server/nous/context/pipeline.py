@@ -290,11 +290,14 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     # The censors layer (SPEC §2.7): the project's active constraints go in whatever the input
     # (small talk aside), ordered by relevance within the layer's cap; a chat start carries every
     # instruction rule so. Recall carries the most relevant few when the question asks whether
-    # it may do a thing.
+    # it may do a thing; such a question (in a turn too) draws them from every instruction rule,
+    # not the constraints alone: "can I start coding the fix straight away?" is answered by a
+    # convention ("agree on the direction in the issue first").
     standing: frozenset[str] = frozenset()
     if total > 0 and not small_talk and (req.mode != "recall" or intent.permission):
+        every_rule = req.mode == "startup" or intent.permission
         standing = _nearest(
-            store, store.standing_rules(view.project_scope, req.mode == "startup"), query_vec,
+            store, store.standing_rules(view.project_scope, every_rule), query_vec,
             STANDING_CANDIDATES * (2 if req.mode == "startup" else 1),
         )  # fmt: skip
         for memory_id in standing:
