@@ -102,3 +102,25 @@ def test_prefix_terms_count_as_shared() -> None:
     item = judge.weights("PostgreSQL through asyncpg")
     assert judge._share(item, {"postgr", "async"}) == 1.0
     assert judge._share(item, {"post"}) == 0.0
+
+
+def test_vectors_the_caller_has_are_not_embedded_again(real_embedder: OnnxEmbedder) -> None:
+    calls: list[int] = []
+
+    def counted(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        calls.append(len(texts))
+        return real_embedder.embed_many(texts)
+
+    items = [DECISION, *OTHERS]
+    stored = {i: real_embedder.embed(text) for i, text in enumerate(items) if i != 2}
+    reply = PARAPHRASES[0]
+    fresh = judge.judge(counted, reply, items, CONFIG.judge.model, CONFIG.judge.threshold)
+    reused = judge.judge(
+        counted, reply, items, CONFIG.judge.model, CONFIG.judge.threshold, known=stored
+    )
+    assert calls == [1 + 4, 1 + 1]
+    assert [v.referenced for v in reused] == [v.referenced for v in fresh] == [
+        True, False, False, False,
+    ]  # fmt: skip
+    for a, b in zip(fresh, reused, strict=True):
+        assert abs(a.score - b.score) < 1e-3

@@ -2,8 +2,8 @@
 and by rare shared terms, so a paraphrase counts ("persisted in Postgres, reached through the
 ORM" uses "Store orders in PostgreSQL 16 through SQLAlchemy"); no LLM, no second model.
 
-Each reply sentence is embedded once (one batch with the items' texts, the daemon's own model);
-per item, `FEATURES`:
+Each reply sentence is embedded once (one batch with the items' texts that have no stored vector
+of the same text, the daemon's own model); per item, `FEATURES`:
 
 - `cosine`: the best cosine of any reply sentence with the item;
 - `lift`: how far that stands above the median item's (the reply is about this one);
@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nous.context import dedup, rarity, relevance
+from nous.memory.embedder import Vector
 
 FEATURES = ("cosine", "lift", "rare", "rare_sentence", "jaccard")
 MAX_SENTENCES = 48
@@ -152,15 +153,24 @@ def judge(
     items: Sequence[str],
     model: Mapping[str, float],
     threshold: float,
+    known: Mapping[int, Vector] | None = None,
 ) -> list[Verdict]:
-    """One verdict per item text: the reply's sentences and the items embedded in one pass."""
+    """One verdict per item text. The reply's sentences and the items are embedded in one
+    pass; `known` holds the vectors the caller has already (by item index: a memory whose stored
+    vector is of exactly the injected text), which are not embedded again."""
     parts = sentences(reply)
     if not items:
         return []
-    vectors = embed_many([*parts, *items])  # the daemon's model: L2-normalised rows
-    rows = features(reply, items, vectors[: len(parts)], vectors[len(parts) :], parts)
+    known = known or {}
+    todo = [i for i in range(len(items)) if i not in known]
+    vectors = embed_many([*parts, *(items[i] for i in todo)])  # L2-normalised rows
+    item_vectors = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
+    for at, i in enumerate(todo):
+        item_vectors[i] = vectors[len(parts) + at]
+    for i, vector in known.items():
+        item_vectors[i] = vector
     out = []
-    for row in rows:
+    for row in features(reply, items, vectors[: len(parts)], item_vectors, parts):
         score = probability(row, model)
         out.append(Verdict(score >= threshold, round(score, 4), row))
     return out

@@ -132,7 +132,8 @@ def record(
 
 def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
     """Judge each not-yet-judged injected memory referenced or not (`judge`: by meaning and
-    rare shared terms, the reply's sentences and the items embedded in one pass); write usage
+    rare shared terms; the reply's sentences and the items embedded in one pass, but for the
+    items injected whole, whose stored vector is of the same text); write usage
     records; apply lifecycle effects. `overlaps` carries each item's judge score (0..1).
 
     An injected turn that is the assistant's own earlier reply, kept by capture
@@ -145,10 +146,14 @@ def feedback(store: Store, config: Config, session: Session, response: str) -> F
             pending.setdefault(str(entry["id"]), str(entry.get("text", "")))
             entry["judged"] = True
     ids = list(pending)
-    verdicts = dict(zip(ids, judge.judge(store.embed_many, response, list(pending.values()),
-                                         config.judge.model, config.judge.threshold),
-                        strict=True))  # fmt: skip
     live = store.get_many(ids)
+    texts = list(pending.values())
+    same = [m for m, text in pending.items() if m in live and live[m].content == text]
+    stored = store.vectors(same) if same else {}
+    known = {i: stored[m] for i, m in enumerate(ids) if m in stored}  # not embedded again
+    found = judge.judge(store.embed_many, response, texts, config.judge.model,
+                        config.judge.threshold, known)  # fmt: skip
+    verdicts = dict(zip(ids, found, strict=True))
     echoes = [m for m in ids if m in live and echo.own_reply(live[m])]
     counted = [m for m in ids if m in live and m not in echoes]
     store.record_usage(
