@@ -43,7 +43,8 @@ RUNNERS = {
     "bench": ("nous.bench.cli", "measure speed, memory and scale"),
     "eval": (
         "nous.evaluation.cli",
-        "measure retrieval quality on LoCoMo, SciFact and real repositories",
+        "measure retrieval quality on LoCoMo, SciFact and real repositories, and the feedback "
+        "judge on LoCoMo",
     ),
 }
 """Commands that own their output: each module has `configure(parser)` and `run(args) -> int`,
@@ -423,6 +424,8 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
     elif command == "feedback":
         print(f"referenced: {', '.join(data['referenced']) or '-'}")
         print(f"not referenced: {', '.join(data['notReferenced']) or '-'}")
+        if data.get("echoes"):
+            print(f"own earlier replies (not credited): {', '.join(data['echoes'])}")
     elif command == "status":
         print(f"project    {code(data['project'], 80)} ({data['projectSource']})")
         print(f"languages  {', '.join(code(x, 40) for x in data['languages']) or '-'}")

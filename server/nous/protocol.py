@@ -309,7 +309,11 @@ class FeedbackResult(Wire):
     session_id: str
     referenced: list[str]
     not_referenced: list[str]
+    echoes: list[str] = Field(default_factory=list)
+    """Injected turns that were the assistant's own earlier replies: judged, never credited."""
     overlaps: dict[str, float] = Field(default_factory=dict)
+    """Each judged item's reference score (0..1, the judge's probability; the field keeps its
+    name from the word-overlap judge it replaced)."""
 
 
 class BudgetNotification(Wire):

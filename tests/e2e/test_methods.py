@@ -13,7 +13,10 @@ import pytest_lsp
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from nous.context import config as configs
 from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
+
+JUDGE_THRESHOLD = configs.defaults().judge.threshold
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-"))
 WS = make_workspace(
@@ -156,6 +159,34 @@ async def test_expand_forget_supersede_outcome_feedback(client: LanguageClient) 
         )
     )
     assert set(fb["referenced"]) | set(fb["notReferenced"]) == {i["id"] for i in items}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_feedback_judges_a_paraphrase_referenced(client: LanguageClient) -> None:
+    decision = as_dict(await call(client, "nous/remember", {
+        "kind": "decision", "content": "Store orders in PostgreSQL 16 through SQLAlchemy and "
+        "asyncpg, because we need transactions.",
+    }))["id"]  # fmt: skip
+    ask = {"input": "How do we persist orders?", "frame": "question"}
+    for session in ("e2e-judge-1", "e2e-judge-2"):
+        ctx = as_dict(await call(client, "nous/context", {**ask, "sessionId": session}))
+        assert decision in {i["id"] for s in ctx["sections"] for i in s["items"]}
+    used = as_dict(await call(client, "nous/feedback", {
+        "sessionId": "e2e-judge-1",
+        "response": "They're persisted in Postgres, reached through the ORM with an async driver.",
+    }))  # fmt: skip
+    assert decision in used["referenced"]
+    # the client turns result objects into namedtuples: an id key that starts with a digit is
+    # renamed, so the scores are read by value (each judged item has one, in 0..1)
+    scores = list(used["overlaps"].values())
+    assert len(scores) == len(used["referenced"]) + len(used["notReferenced"])
+    assert all(0 <= v <= 1 for v in scores) and max(scores) >= JUDGE_THRESHOLD
+    unused = as_dict(await call(client, "nous/feedback", {
+        "sessionId": "e2e-judge-2",
+        "response": "I renamed the button label and fixed the CSS padding in the header.",
+    }))  # fmt: skip
+    assert decision in unused["notReferenced"] and unused["referenced"] == []
+    assert max(unused["overlaps"].values()) < JUDGE_THRESHOLD
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -143,7 +143,7 @@ def test_expand(wire: Wire, ids: dict[str, str]) -> None:
 
 def test_feedback(wire: Wire, ids: dict[str, str]) -> None:
     result = wire.call("nous/feedback", {"sessionId": "w1", "response": "Sessions live in Postgres; Redis is a cache."})  # fmt: skip
-    assert set(result) == {"sessionId", "referenced", "notReferenced", "overlaps"}
+    assert set(result) == {"sessionId", "referenced", "notReferenced", "echoes", "overlaps"}
 
 
 def test_outcome_supersede_forget(wire: Wire, ids: dict[str, str]) -> None:

@@ -179,6 +179,35 @@ def test_smoke_locomo(data_root: Path, tmp_path: Path) -> None:
         assert label in text
 
 
+def test_smoke_judge(data_root: Path, tmp_path: Path) -> None:
+    docs = tmp_path / "benchmarks.md"
+    out = _run("judge", "--limit", "120", "--docs", str(docs), tmp=tmp_path)
+    assert out["dataset"] == "judge" and out["split"] == "dev"
+    for got in out["sets"].values():
+        assert 0 < got["referenced"] < got["items"]
+        for judge in ("new", "old"):
+            _in_unit(got[judge])
+        assert got["new"]["f1"] > got["old"]["f1"]  # paraphrase counts: the answers are not quotes
+    assert set(out["fit"]["model"]) == {"bias", *judge_features()}
+    text = docs.read_text()
+    assert "### Feedback reference judge (LoCoMo QA), development split" in text
+    assert "| word overlap (Jaccard) |" in text
+
+
+def judge_features() -> tuple[str, ...]:
+    from nous.context import judge
+
+    return judge.FEATURES
+
+
+def test_judge_scores_by_hand() -> None:
+    from nous.evaluation import judge_fit
+
+    got = judge_fit.scores([True, True, False, False, True], [1, 0, 1, 0, 1])
+    assert got == {"precision": 2 / 3, "recall": 2 / 3, "f1": pytest.approx(2 / 3)}
+    assert judge_fit.scores([False, False], [1, 0]) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+
+
 def test_smoke_scifact(data_root: Path, tmp_path: Path) -> None:
     args = ("scifact", "--limit", "30", "--corpus-sample", "150")
     out = _run(*args, tmp=tmp_path)

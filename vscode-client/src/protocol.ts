@@ -143,6 +143,9 @@ export interface FeedbackResult {
   sessionId: string;
   referenced: string[];
   notReferenced: string[];
+  /** Injected turns that were the assistant's own earlier replies: judged, never credited. */
+  echoes: string[];
+  /** Each judged item's reference score, 0..1 (the judge's probability). */
   overlaps: Record<string, number>;
 }
 

@@ -88,6 +88,15 @@ class Gate(Strict):
     """The gate model's weights (`relevance.FEATURES` and `bias`), fitted by scripts/fit-gate."""
 
 
+class Judge(Strict):
+    """SPEC §14: the reference judge (`context/judge.py`), a logistic model over
+    `judge.FEATURES` fitted on LoCoMo's development conversations by `nous eval judge`, and the
+    score from which an injected item counts as referenced."""
+
+    model: dict[str, float]
+    threshold: float = Field(gt=0, lt=1)
+
+
 class Frames(Strict):
     budgets: dict[str, int]
     windows: dict[str, int]
@@ -162,6 +171,7 @@ class Config(Strict):
     scoring: Scoring
     thresholds: Thresholds
     gate: Gate
+    judge: Judge
     frames: Frames
     layers: list[Layer]
     plan: PlanDefaults

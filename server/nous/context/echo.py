@@ -98,6 +98,13 @@ def repeats(question: str, memory: Memory) -> bool:
     return relevance.says_again(relevance.stems(question), memory.content)
 
 
+def own_reply(memory: Memory) -> bool:
+    """`memory` is a chat turn the assistant said, kept by capture: when it is injected again
+    and the next reply says the same, the model echoes itself; the feedback judge does not
+    credit it (SPEC §14)."""
+    return turns.is_turn(memory) and "role:assistant" in memory.tags
+
+
 def excluded(question: str, session_id: str | None, memory: Memory) -> tuple[str, str] | None:
     """(reason, detail) when `memory` is no answer to `question` asked in `session_id`."""
     if turns.ASKING in memory.tags and turns.session_of(memory.source or "") != session_id:

@@ -9,7 +9,7 @@ import uuid
 
 import numpy as np
 
-from nous.context import dedup
+from nous.context import echo, judge
 from nous.context.config import Config
 from nous.memory import usage
 from nous.memory.embedder import Vector
@@ -131,30 +131,42 @@ def record(
 
 
 def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
-    """Judge each not-yet-judged injected memory referenced (Jaccard ≥ 0.15, or most of its words
-    in the reply) or not; write usage records; apply lifecycle effects."""
-    reply = dedup.words(response)
-    judged: dict[str, tuple[bool, float]] = {}
+    """Judge each not-yet-judged injected memory referenced or not (`judge`: by meaning and
+    rare shared terms; the reply's sentences and the items embedded in one pass, but for the
+    items injected whole, whose stored vector is of the same text); write usage
+    records; apply lifecycle effects. `overlaps` carries each item's judge score (0..1).
+
+    An injected turn that is the assistant's own earlier reply, kept by capture
+    (`echo.own_reply`), is judged but never credited: a reply that says again what an earlier
+    reply said is the model's echo of itself, not a use of memory; it gets no usage row either
+    way and is listed in `echoes`."""
+    pending: dict[str, str] = {}
     for entry in session.injected:
-        if entry.get("judged") or entry["id"] in judged:
-            continue
-        words = dedup.words(entry["text"])
-        overlap = dedup.jaccard(words, reply)
-        referenced = (
-            overlap >= config.scoring.feedback_jaccard
-            or dedup.containment(words, reply) >= config.scoring.feedback_containment
-        )
-        judged[entry["id"]] = (referenced, round(overlap, 4))
-        entry["judged"] = True
-    live = {m for m in judged if m in store.get_many(list(judged))}
-    rows = [(m, ref, ov) for m, (ref, ov) in judged.items() if m in live]
-    store.record_usage(session.id, rows, session.project)
-    for memory_id in live:
-        usage.apply_feedback(store, memory_id, judged[memory_id][0])
+        if not entry.get("judged"):
+            pending.setdefault(str(entry["id"]), str(entry.get("text", "")))
+            entry["judged"] = True
+    ids = list(pending)
+    live = store.get_many(ids)
+    texts = list(pending.values())
+    same = [m for m, text in pending.items() if m in live and live[m].content == text]
+    stored = store.vectors(same) if same else {}
+    known = {i: stored[m] for i, m in enumerate(ids) if m in stored}  # not embedded again
+    found = judge.judge(store.embed_many, response, texts, config.judge.model,
+                        config.judge.threshold, known)  # fmt: skip
+    verdicts = dict(zip(ids, found, strict=True))
+    echoes = [m for m in ids if m in live and echo.own_reply(live[m])]
+    counted = [m for m in ids if m in live and m not in echoes]
+    store.record_usage(
+        session.id, [(m, verdicts[m].referenced, verdicts[m].score) for m in counted],
+        session.project,
+    )  # fmt: skip
+    for memory_id in counted:
+        usage.apply_feedback(store, memory_id, verdicts[memory_id].referenced)
     store.save_session(session, 0)
     return FeedbackResult(
         session_id=session.id,
-        referenced=[m for m, (ref, _) in judged.items() if ref],
-        not_referenced=[m for m, (ref, _) in judged.items() if not ref],
-        overlaps={m: ov for m, (_, ov) in judged.items()},
+        referenced=[m for m in ids if verdicts[m].referenced and m not in echoes],
+        not_referenced=[m for m in ids if not verdicts[m].referenced and m not in echoes],
+        echoes=echoes,
+        overlaps={m: v.score for m, v in verdicts.items()},
     )

@@ -6,6 +6,7 @@ baseline over the same files' sections.
                              [--json] [--out FILE] [--docs FILE] [--data DIR]
     nous eval fusion [--limit N] [--json] [--out FILE] [--docs FILE]   # development split only
     nous eval repos [--repos a,b] [--limit N] [--json] [--out FILE] [--docs FILE] [--data DIR]
+    nous eval judge [--split dev|test] [--limit N] [--json] [--out FILE] [--docs FILE]
     nous eval docs FILE... --docs docs/benchmarks.md                  # render saved JSON
 
 Progress goes to stderr; the tables (or `--json`) to stdout. The held-out split (`--split test`)
@@ -50,9 +51,11 @@ def _positive(text: str) -> int:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dataset",
-        choices=("locomo", "scifact", "fusion", "repos", "docs"),
+        choices=("locomo", "scifact", "fusion", "repos", "judge", "docs"),
         help="locomo, scifact, fusion (compare fusion variants on both dev splits), repos (the "
-        "real-repository development set), or docs (render saved JSON files into --docs)",
+        "real-repository development set), judge (the feedback reference judge on LoCoMo's QA, "
+        "beside the old word-overlap judge; dev also prints a fresh fit), or docs (render saved "
+        "JSON files into --docs)",
     )
     parser.add_argument("inputs", nargs="*", type=Path, help="for `docs`: saved JSON results")
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
@@ -175,6 +178,13 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
             path, datasets.load_repo_questions(path), embedder, counter.name, names,
             args.limit, args.variant, gates,
         )  # fmt: skip
+    if args.dataset == "judge":
+        from nous.context import config as configs
+        from nous.evaluation import judge_fit
+
+        return judge_fit.run(
+            datasets.load_locomo(root), args.split, embedder, configs.defaults(), args.limit
+        )
     if args.dataset == "locomo":
         fmt = args.format or locomo.DEFAULT_FORMAT
         if fmt not in locomo.FORMATS:

@@ -72,6 +72,8 @@ class Question:
     category: int
     evidence: list[str]
     conversation: str
+    answer: str = ""
+    """The gold answer (empty for the adversarial category, which has none)."""
 
 
 @dataclass
@@ -120,6 +122,7 @@ def load_locomo(root: Path) -> list[Conversation]:
                     category=int(qa["category"]),
                     evidence=evidence,
                     conversation=conv.sample_id,
+                    answer=str(qa.get("answer", "")),
                 )
             )
         out.append(conv)

@@ -165,8 +165,31 @@ def fusion_tables(data: dict[str, Any], top: int = 15) -> list[tuple[str, Table]
     return [(title, (head, rows))]
 
 
+def judge_tables(data: dict[str, Any]) -> list[tuple[str, Table]]:
+    head = ["set", "judge", "precision", "recall", "F1", "AUC"]
+    rows = []
+    for name, got in data["sets"].items():
+        label = f"{name} ({got['questions']} questions, {got['items']} items, "
+        label += f"{got['referenced']} referenced)"
+        for key, judge in (("new", "meaning + rare terms"), ("old", "word overlap (Jaccard)")):
+            m = got[key]
+            rows.append([label if key == "new" else "", judge, _pct(m["precision"]),
+                         _pct(m["recall"]), _pct(m["f1"]), _num(m["auc"])])  # fmt: skip
+    out = [(f"Reference judge, LoCoMo {_split_name(data)} (precision / recall / F1 in %)",
+            (head, rows))]  # fmt: skip
+    if "fit" in data:
+        fit = data["fit"]
+        weights = ", ".join(f"{k} {v}" for k, v in fit["model"].items())
+        out.append(("Fresh fit on this split (what `[judge]` in defaults.toml holds)",
+                    (["model", "threshold", "AUC"],
+                     [[weights, _num(fit["threshold"], 2), _num(fit["auc"])]])))  # fmt: skip
+    return out
+
+
 def tables(data: dict[str, Any]) -> list[tuple[str, Table]]:
     kind = data["dataset"]
+    if kind == "judge":
+        return judge_tables(data)
     if kind == "locomo":
         return locomo_tables(data)
     if kind == "scifact":
@@ -191,6 +214,8 @@ def _timing_line(data: dict[str, Any]) -> str:
     if data["dataset"] == "repos":
         return repos_report.timing(data)
     t = data.get("timing") or {}
+    if data["dataset"] == "judge":
+        return f"total {data.get('seconds', '?')} s"
     parts = [f"total {data.get('seconds', '?')} s"]
     if data["dataset"] == "locomo":
         parts.append(f"building {_num(t.get('buildSeconds'), 1)} s "
@@ -223,6 +248,14 @@ def _notes(data: dict[str, Any]) -> list[str]:
             + "; dense and BM25 are their rankings packed best-first into the same budget."
         )
         out.append(f"turns stored as `{data['format']}`")
+    if data["dataset"] == "judge":
+        out.append(
+            f"reply = the gold answer; items = its evidence turns (referenced) and the "
+            f"{data['negatives']} other turns nearest the question (not referenced); headline set "
+            f"= answers of {data['minWords']}+ content words; judge model "
+            + ", ".join(f"{k} {v}" for k, v in data["model"].items())
+            + f", threshold {data['threshold']}; old judge = Jaccard ≥ 0.15 or containment ≥ 0.5"
+        )
     if data["dataset"] == "fusion":
         out.append(f"winner: {data['winner']}")
         if data.get("beatBothSinglesOnBoth"):
@@ -248,7 +281,8 @@ def text(data: dict[str, Any]) -> str:
 
 START, END = "<!-- eval:start -->", "<!-- eval:end -->"
 ORDER = (
-    "notes", "locomo-dev", "scifact-dev", "fusion-dev", "repos-dev", "locomo-test", "scifact-test",
+    "notes", "locomo-dev", "scifact-dev", "fusion-dev", "repos-dev", "judge-dev", "locomo-test",
+    "scifact-test", "judge-test",
 )  # fmt: skip
 
 INTRO = """## Retrieval quality (`nous eval`)
@@ -280,6 +314,11 @@ repository.
   `chat.recall` (500) with no session id; metrics as the set's README defines them.
   Beside it, Okapi BM25 (k1 1.2, b 0.75) over the same Markdown files split at headings, packed
   best-first into 500 tokens and into the tokens Nous's recall used (the last section cut).
+- **Feedback reference judge** (`nous eval judge`, SPEC §14): LoCoMo's QA as labelled
+  references: the gold answer is the reply, its evidence turns are the items it used and the five
+  other turns nearest the question the items injected beside them and not used. Precision,
+  recall and F1 of the judge `nous/feedback` runs (`[judge]` in defaults.toml, fitted on the
+  development conversations) beside the word-overlap judge it replaced.
 - **Published references** (SPEC §9) are printed beside ours. They come from other harnesses and
   other splits (DRAGON: all 10 LoCoMo conversations; SciFact: the test split), so they are
   context, not a like-for-like comparison.
@@ -304,6 +343,7 @@ def markdown(data: dict[str, Any]) -> str:
         "scifact": "SciFact",
         "fusion": "Fusion variants for `nous` (development split, both datasets)",
         "repos": "Real repositories",
+        "judge": "Feedback reference judge (LoCoMo QA)",
     }
     split = (
         "held-out split (reported once, never tuned on)"
