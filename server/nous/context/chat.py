@@ -17,8 +17,8 @@ from nous.context import session as sessions
 from nous.context.config import Config
 from nous.errors import InvalidMemory
 from nous.memory.embedder import Vector
+from nous.memory.interface import Store
 from nous.memory.model import KINDS, Memory
-from nous.memory.store import MemoryStore
 from nous.memory.usage import Session
 from nous.protocol import (
     ContextParams,
@@ -43,7 +43,7 @@ class Folder(Protocol):
     later: Callable[[Callable[[], object]], object]
 
     @property
-    def store(self) -> MemoryStore: ...
+    def store(self) -> Store: ...
     @property
     def project_key(self) -> str: ...
     def view(self, active_file: str | None = None) -> pipeline.View: ...
@@ -154,7 +154,7 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
 
 
 def assemble_recall(
-    store: MemoryStore,
+    store: Store,
     config: Config,
     view: pipeline.View,
     query: str,
@@ -177,7 +177,7 @@ def assemble_recall(
 
 
 def recall_in(
-    store: MemoryStore,
+    store: Store,
     query: str,
     scopes: Sequence[str],
     budget: int = 500,
@@ -201,7 +201,7 @@ def ranked(result: ContextResult) -> list[Item]:
 
 
 def _finish(
-    store: MemoryStore,
+    store: Store,
     session: Session,
     result: ContextResult,
     counted: bool,

@@ -21,8 +21,8 @@ from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
 from nous.memory import turns as chat_turns
 from nous.memory.embedder import Vector
+from nous.memory.interface import Store
 from nous.memory.model import Memory
-from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult, Item, Message, Section, SessionUse
 
 _PATHLIKE = re.compile(r"[\w-]+\.[a-zA-Z]\w{0,5}$")
@@ -64,7 +64,7 @@ class Request:
 
 
 def _semantic(
-    store: MemoryStore, config: Config, query_vec: np.ndarray, query: str, scopes: list[str],
+    store: Store, config: Config, query_vec: np.ndarray, query: str, scopes: list[str],
     exclude: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:  # fmt: skip
     """({id: cosine}, {id: relative BM25}, {chat turn id: windowed blend}) of the candidates."""
@@ -78,7 +78,7 @@ def _semantic(
     return found.cosine, found.lexical, turns
 
 
-def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
+def _always_on(store: Store, scopes: list[str], limit: int = 40) -> list[str]:
     """What goes in whatever the input (SPEC §2.7): pinned memories and blocking (escalated)
     constraints in scope. Everything else must be relevant to the input."""
     return store.always_on(scopes, limit)
@@ -91,7 +91,7 @@ STANDING_CANDIDATES = 24
 
 
 def _nearest(
-    store: MemoryStore, ids: list[str], query_vec: np.ndarray | None, limit: int
+    store: Store, ids: list[str], query_vec: np.ndarray | None, limit: int
 ) -> frozenset[str]:
     """The `limit` of `ids` nearest to the query (the first `limit` when there is none)."""
     if len(ids) <= limit or query_vec is None:
@@ -219,7 +219,7 @@ def _fingerprint(
     }
 
 
-def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> ContextResult:
+def assemble(store: Store, config: Config, view: View, req: Request) -> ContextResult:
     """Build one context answer; every candidate is either included or dropped with a reason."""
     frame = (
         "question"
@@ -448,7 +448,7 @@ def _spend_spare(
 
 
 def _score(
-    store: MemoryStore, config: Config, view: View, frame: str, plan: plans.Plan,
+    store: Store, config: Config, view: View, frame: str, plan: plans.Plan,
     profile: Profile, semantic: dict[str, float], work: items.Work,
     rel_query: relevance.Query | None = None, query_vec: np.ndarray | None = None,
     lexical: dict[str, float] | None = None, turns: dict[str, float] | None = None,
@@ -508,7 +508,7 @@ def _score(
 
 
 def _filter(
-    store: MemoryStore, config: Config, req: Request, frame: str, plan: plans.Plan,
+    store: Store, config: Config, req: Request, frame: str, plan: plans.Plan,
     profile: Profile, candidates: list[Scored], work: items.Work, history: bool = False,
     standing: frozenset[str] = frozenset(),
 ) -> list[Scored]:  # fmt: skip

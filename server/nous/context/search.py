@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from nous.context import relevance
 from nous.memory import turns
 from nous.memory.embedder import Vector
+from nous.memory.interface import Store
 from nous.memory.model import Memory
-from nous.memory.store import MemoryStore
 from nous.memory.team import Hit
 
 RRF_K = 60
@@ -67,7 +67,7 @@ class Window:
 
 
 def blend(
-    store: MemoryStore,
+    store: Store,
     query: str,
     vector: Vector,
     scopes: Sequence[str] | None,
@@ -99,7 +99,7 @@ def _own(found: Signals, memory_id: str, share: float) -> float:
 
 
 def signals(
-    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100
+    store: Store, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100
 ) -> tuple[dict[str, float], dict[str, float]]:
     """({id: cosine}, {id: BM25 / the best BM25}) of `hybrid`."""
     found = hybrid(store, query, vector, scopes, depth)
@@ -107,7 +107,7 @@ def signals(
 
 
 def hybrid(
-    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100,
+    store: Store, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100,
     exclude: frozenset[str] = frozenset(),
 ) -> Signals:  # fmt: skip
     """Both signals over the union of the vector top-`depth` and the FTS5 top-`depth`: every
@@ -188,7 +188,7 @@ def _scale(head: dict[str, Memory], matches: list[tuple[str, float]]) -> float:
     return matches[0][1] or 1.0
 
 
-def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) -> None:
+def _fill(store: Store, found: Signals, vector: Vector, ids: list[str]) -> None:
     """`ids` join the candidates with both signals."""
     missing = [i for i in ids if i not in found.cosine]
     for memory_id, row in store.vectors(missing).items():
@@ -198,7 +198,7 @@ def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) ->
 
 
 def windowed(
-    store: MemoryStore, found: Signals, vector: Vector, scopes: Sequence[str] | None,
+    store: Store, found: Signals, vector: Vector, scopes: Sequence[str] | None,
     share: float, window: Window,
 ) -> dict[str, float]:  # fmt: skip
     """{id: windowed relevance} of the chat turns among the candidates (`Window`); the
@@ -248,7 +248,7 @@ def windowed(
 
 
 def ranked(
-    store: MemoryStore,
+    store: Store,
     query: str,
     scopes: Sequence[str] | None,
     k: int = 50,

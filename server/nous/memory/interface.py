@@ -25,6 +25,7 @@ from nous.memory.usage import Session, UsageStats
 
 if TYPE_CHECKING:
     from nous.memory.store import WriteResult
+    from nous.memory.teamlink import TeamLink
 
 
 @runtime_checkable
@@ -52,6 +53,8 @@ class Store(SharedStore, Protocol):
 
     path: Path
     counter: TokenCounter
+    team: TeamLink | None
+    """The team store's link, when one is attached: a search asks it too (SPEC §13)."""
 
     def ids_starting(
         self, prefix: str, project_scope: str, limit: int = 10
