@@ -36,7 +36,7 @@ class Work:
         )  # fmt: skip
 
 
-def supersession(store: Store, kept: list[Scored], work: Work) -> list[Scored]:
+def supersession(kept: list[Scored], work: Work) -> list[Scored]:
     """A superseded memory whose successor is in the answer is left out (SPEC §2.8)."""
     ids = {c.memory.id for c in kept}
     out = []
