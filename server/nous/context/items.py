@@ -258,10 +258,9 @@ class Renderings:
     ) -> str | None:  # fmt: skip
         if self.query is None:
             return None
-        if rules.is_rule(scored.memory):
-            return extract.extract(content, self.query, limit, self.counter, pinned=pinned,
-                                   keep=keep, render=rules.lines)  # fmt: skip
-        return extract.extract(content, self.query, limit, self.counter, pinned=pinned, keep=keep)
+        render = rules.lines if rules.is_rule(scored.memory) else extract.one_line
+        wants = extract.Wants(pinned=pinned, keep=keep, render=render)
+        return extract.extract(content, self.query, limit, self.counter, wants)
 
     def admitted_siblings(self, scored: Scored) -> list[Scored]:
         """The sections merged into `scored` that passed the gate themselves, best first (a
@@ -365,7 +364,9 @@ class Renderings:
         said = frozenset(u.text for u in units(scored.memory.content))
         render = rules.lines if rule else extract.one_line
         extra = (
-            extract.extract(rest, self.query, room, self.counter, said, pinned, render=render)
+            extract.extract(
+                rest, self.query, room, self.counter, extract.Wants(said, pinned, render=render)
+            )
             if room >= 40
             else None
         )

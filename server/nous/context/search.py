@@ -8,7 +8,7 @@ docs/benchmarks.md). `fuse` (reciprocal-rank fusion) stays for the comparison.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nous.context import relevance
 from nous.memory import turns
@@ -66,14 +66,18 @@ class Window:
     evidence for some question, against 25 % of all turns."""
 
 
+@dataclass(frozen=True)
+class Blend:
+    """How `blend` mixes the signals: over the top-`depth` of each, `share`·cosine +
+    (1 − `share`)·relative BM25, a chat turn windowed over its neighbours (`window`; None: not)."""
+
+    depth: int = 100
+    share: float = 0.6
+    window: Window | None = Window()
+
+
 def blend(
-    store: Store,
-    query: str,
-    vector: Vector,
-    scopes: Sequence[str] | None,
-    depth: int = 100,
-    share: float = 0.6,
-    window: Window | None = Window(),
+    store: Store, query: str, vector: Vector, scopes: Sequence[str] | None, how: Blend = Blend()
 ) -> tuple[dict[str, float], int]:
     """The hybrid relevance of every candidate: `share`·cosine (clipped at 0, absolute, so a
     weak match stays weak) + (1 − `share`)·BM25 / the best BM25 among the candidates, over the
@@ -87,9 +91,9 @@ def blend(
     window lifts LoCoMo's R@10 to 79.9, and a turn that ends by asking lending its score to its
     answer (`Window.answer`, `Window.asking`) to 81.3 (R@5 69.4 → 71.8; docs/benchmarks.md).
     """
-    found = hybrid(store, query, vector, scopes, depth)
-    turns = windowed(store, found, vector, scopes, share, window) if window else {}
-    out = {i: turns.get(i, _own(found, i, share)) for i in found.cosine}
+    found = hybrid(store, query, vector, scopes, how.depth)
+    turns = windowed(store, found, vector, scopes, how.share, how.window) if how.window else {}
+    out = {i: turns.get(i, _own(found, i, how.share)) for i in found.cosine}
     return out, len(out)
 
 
@@ -253,12 +257,10 @@ def ranked(
     scopes: Sequence[str] | None,
     k: int = 50,
     vector: Vector | None = None,
-    depth: int = 100,
-    share: float = 0.6,
-    window: Window | None = Window(),
+    how: Blend = Blend(),
 ) -> list[tuple[str, float]]:
     """Up to `k` (id, relevance) for `query` within `scopes`, best first: the pipeline's hybrid."""
     if vector is None:
         vector = store.embed(query)
-    scores, _ = blend(store, query, vector, scopes, max(depth, k), share, window)
+    scores, _ = blend(store, query, vector, scopes, replace(how, depth=max(how.depth, k)))
     return sorted(scores.items(), key=lambda pair: -pair[1])[:k]
