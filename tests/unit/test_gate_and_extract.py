@@ -213,7 +213,8 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
 ) -> None:
     """The floor admits documents: a section of a document already in needs `gate.sibling`;
     the same relevance from another document stays out."""
-    from nous.context import intent, items, plan, profiles
+    from nous.context import gate as gates
+    from nous.context import items, query
     from nous.context.score import Scored
 
     def section(path: str, anchor: str, text: str, relevance: float) -> Scored:
@@ -237,10 +238,9 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
     stranger = section("docs/b.md", "fonts", "The marketing site uses two web fonts.", between)
     req = pipeline.Request(input="what is the answer?", mode="turn", budget=6000)
     work = items.Work()
-    kept = pipeline._filter(
-        shop, config, req, "question", plan.build(intent.signals(req.input), "question", config),
-        profiles.get(config, None)[1], [lead, sibling, stranger], work,
-    )  # fmt: skip
+    asked = query.of(config, VIEW, req)
+    assert asked.frame == "question"
+    kept = gates.admit(shop, asked, [lead, sibling, stranger], work)
     assert [k.memory.id for k in kept] == [lead.memory.id, sibling.memory.id], work.dropped
     assert stranger.memory.id in work.dropped_ids
 
@@ -334,6 +334,8 @@ def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> No
     """`gate.recall_relative` / `gate.turn_relative`: an item that clears the absolute floor but
     sits far below the request's best item stays out (a long tail of weak matches was most of a
     turn's noise); startup keeps the absolute floor only."""
+    from nous.context import gate as gates
+    from nous.context import query
     from nous.memory.model import Memory
 
     # the shipped relative floors are what leave-one-out chose (docs/benchmarks.md): the
@@ -352,8 +354,8 @@ def test_recall_and_turn_drop_what_is_far_below_their_best_item(mode: str) -> No
     })  # fmt: skip
 
     def floor(m: str, top: float) -> float:
-        return pipeline._floor(config, pipeline.Request(input="a question?", mode=m), memory,
-                               top, False)  # fmt: skip
+        asked = query.of(config, VIEW, pipeline.Request(input="a question?", mode=m))
+        return gates.floor(asked, memory, top, False)
 
     assert floor(mode, 1.0) == pytest.approx(max(getattr(gate, mode), relative))
     assert floor(mode, 0.1) == pytest.approx(getattr(gate, mode))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nous.context import config as configs
-from nous.context import items, pipeline, relevance
+from nous.context import items, pipeline, placement, relevance
 from nous.context.score import Scored
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
@@ -185,7 +185,7 @@ def test_a_recall_spends_what_it_left_on_the_extracts_it_cut(
         input="How does the payment client retry a failed charge?", mode="recall", budget=500
     )
     grown = pipeline.assemble(real_store, CONFIG, VIEW, request)
-    monkeypatch.setattr(pipeline, "_spend_spare", lambda *args: False)
+    monkeypatch.setattr(placement, "spend_spare", lambda *args: False)
     first = pipeline.assemble(real_store, CONFIG, VIEW, request)
     assert next(i.detail for s in first.sections for i in s.items) == "extract", first.text
     assert first.tokens < grown.tokens <= 500

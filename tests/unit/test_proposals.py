@@ -132,15 +132,15 @@ def test_the_demo_question_shows_adr_1_first(tmp_path: Path, real_embedder: Onnx
 def test_the_kind_a_question_asks_for_has_the_frames_top_priority(
     real_store: MemoryStore,
 ) -> None:
-    from nous.context.score import composite
+    from nous.context.score import Scope, Weighing, composite
 
     config = configs.defaults()
     assert config.frames.priorities["question"]["decision"] < 1.0
     memory = real_store.remember(
         Draft(kind="decision", scope="project:nous", content=DECISION)
     ).memory
-    where = pipeline.Scope("project:nous", ("python",))
-    plain = composite(config, memory, 0.5, "question", where, 0.0)
-    asked = composite(config, memory, 0.5, "question", where, 0.0, asked=True)
+    weighing = Weighing(config, "question", Scope("project:nous", ("python",)), 0.0)
+    plain = composite(weighing, memory, 0.5)
+    asked = composite(weighing, memory, 0.5, asked=True)
     assert plain.terms["framePriority"] < asked.terms["framePriority"] == 1.0
     assert asked.score > plain.score

@@ -77,3 +77,54 @@ def test_the_session_remembers_the_topic_of_the_input(engine: tuple[Engine, Coun
     chat.context(e, ContextParams(input="how do we store money?", session_id="chat-3"))
     session = e.store.load_session("chat-3", e.project_key, e.settings.session_cap)
     assert session.state["frame"] == "question" and len(session.state["vector"]) == 384
+
+
+def test_the_candidates_come_back_with_their_vectors_and_usage_in_one_read(
+    engine: tuple[Engine, Counting],
+) -> None:
+    e, _ = engine
+    ids = [i for i, _ in e.store.vector_search(e.store.embed("money"), 10)]
+    e.store.record_usage("chat-4", [(ids[0], True, 0.5)], e.project_key)
+    read = e.store.candidates([*ids, "no-such-memory"], 7.0)
+    assert set(read.records) == set(ids) and set(read.vectors) == set(ids)
+    assert read.records[ids[0]].id == ids[0] and read.vectors[ids[0]].shape == (384,)
+    assert set(read.usage) == {ids[0]} and read.usage[ids[0]].referenced == 1
+    assert e.store.candidates(ids, vectors=False).vectors == {}
+
+
+def test_a_turn_reads_each_candidates_vector_once(
+    engine: tuple[Engine, Counting], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scoring and the gate share one read of the candidates (records, vectors, usage):
+    no vector the candidates came with is asked for again."""
+    e, _ = engine
+    store = e.store
+    inside, read, again, usage = [False], [], [], []
+    candidates, vectors, usage_stats = store.candidates, store.vectors, store.usage_stats
+
+    def counted_candidates(*args: object, **kwargs: object) -> object:
+        inside[0] = True
+        try:
+            found = candidates(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            inside[0] = False
+        read.append(set(found.vectors))
+        return found
+
+    def counted_vectors(ids: Sequence[str]) -> dict[str, Vector]:
+        if not inside[0]:
+            again.extend(ids)
+        return vectors(ids)
+
+    def counted_usage(*args: object, **kwargs: object) -> object:
+        if not inside[0]:
+            usage.append(args)
+        return usage_stats(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "candidates", counted_candidates)
+    monkeypatch.setattr(store, "vectors", counted_vectors)
+    monkeypatch.setattr(store, "usage_stats", counted_usage)
+    result = chat.context(e, ContextParams(input="how do we store money?", session_id="chat-5"))
+    assert [i.id for s in result.sections for i in s.items]
+    assert len(read) == 1 and len(read[0]) == 3
+    assert not read[0] & set(again) and usage == []

@@ -63,7 +63,9 @@ def test_a_turn_next_to_the_evidence_outranks_an_isolated_look_alike(
     ])  # fmt: skip
     query = "Where did Ada go on the summer trip with her sister?"
     vector = real_store.embed(query)
-    plain = dict(search.ranked(real_store, query, SCOPES, k=20, vector=vector, window=None))
+    plain = dict(
+        search.ranked(real_store, query, SCOPES, k=20, vector=vector, how=search.Blend(window=None))
+    )
     windowed = dict(search.ranked(real_store, query, SCOPES, k=20, vector=vector))
     lisbon = next(m for m in real_store.get_many(list(plain)).values() if "Lisbon" in m.content)
     bakery = next(m for m in real_store.get_many(list(plain)).values() if "bakery" in m.content)
@@ -114,7 +116,9 @@ def test_the_answer_outranks_the_question_that_asked_for_it(real_store: MemorySt
     answer = next(i for text, i in rows.items() if "Lisbon" in text)
 
     def order(window: search.Window) -> list[str]:
-        found = search.ranked(real_store, query, SCOPES, k=20, vector=vector, window=window)
+        found = search.ranked(
+            real_store, query, SCOPES, k=20, vector=vector, how=search.Blend(window=window)
+        )
         return [i for i, _ in found]
 
     now = order(search.Window())

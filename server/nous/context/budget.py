@@ -48,23 +48,37 @@ def scale(caps: dict[str, int], total: int) -> dict[str, int]:
     return {name: cap * total // whole for name, cap in caps.items()}
 
 
+@dataclass
+class Layout:
+    """Where a request's items may go: the layers (`blocks`) and the kinds each lists, the
+    buckets' caps and the bucket of an item in a layer, the order unused budget flows to the
+    layers in (pass 2), and the hard ceiling."""
+
+    blocks: list[Block]
+    layer_kinds: dict[str, list[str]]
+    caps: dict[str, int]
+    bucket_of: Callable[[Scored, str], str]
+    flow_order: list[str]
+    total: int
+    micro_first: bool = False
+    """Try an item's one-liner first (a profile that compresses hard)."""
+    best_first: bool = False
+    """Pass 2 places the deferred items best first, not by the layers' flow order."""
+
+
 def allocate(
     items: list[tuple[Scored, str]],
-    blocks: list[Block],
-    layer_kinds: dict[str, list[str]],
-    caps: dict[str, int],
-    bucket_of: Callable[[Scored, str], str],
-    flow_order: list[str],
-    total: int,
+    layout: Layout,
     counter: TokenCounter,
-    micro_first: bool = False,
     choices: Callable[[Scored], list[tuple[str, str]]] | None = None,
-    best_first: bool = False,
     capped: frozenset[str] = frozenset(),
 ) -> Allocation:
-    """Place (scored, layer) items into `blocks` within `total` tokens of rendered text. An item
-    whose id is `capped` goes in only within its bucket's cap (it is in by its layer, not by
-    relevance: spare budget does not flow to it)."""
+    """Place (scored, layer) items into the layout's blocks within its total tokens of rendered
+    text. An item whose id is `capped` goes in only within its bucket's cap (it is in by its
+    layer, not by relevance: spare budget does not flow to it)."""
+    blocks, layer_kinds, caps = layout.blocks, layout.layer_kinds, layout.caps
+    bucket_of, flow_order, total = layout.bucket_of, layout.flow_order, layout.total
+    micro_first, best_first = layout.micro_first, layout.best_first
     by_name = {b.name: b for b in blocks}
     fixed_text = document(blocks)
     used = counter.count(fixed_text) if fixed_text else 0

@@ -4,7 +4,7 @@ context's "Current Approach" layer.
 
 A decision's confidence is its stated probability of success; its outcome is worth 1 (success),
 `calibration.partial` (partial, 0.5 by default) or 0 (failure). Over the most recently reviewed
-`calibration.recent` decisions of the project (`MemoryStore.reviewed_decisions`: harvested
+`calibration.recent` decisions of the project (`Store.reviewed_decisions`: harvested
 records, which state no confidence, do not count):
 
 - accuracy = mean outcome value (the share that turned out right, a partial counting half);

@@ -16,8 +16,8 @@ from nous.context import echo, notes
 from nous.context import intent as intents
 from nous.memory import renderings, turns
 from nous.memory.embedder import Vector
+from nous.memory.interface import Store
 from nous.memory.model import KINDS, Draft
-from nous.memory.store import MemoryStore
 from nous.protocol import ForgetSessionResult, TurnParams, TurnResult
 from nous.settings import Settings
 
@@ -40,7 +40,7 @@ class Folder(Protocol):
     settings: Settings
 
     @property
-    def store(self) -> MemoryStore: ...
+    def store(self) -> Store: ...
     def resolve_scope(self, scope: str | None) -> str: ...
 
 
@@ -107,7 +107,7 @@ def forget_session(folder: Folder, session_id: str) -> ForgetSessionResult:
     return ForgetSessionResult(session_id=session_id, forgotten=len(rows))
 
 
-def _next_index(store: MemoryStore, session: str, scope: str) -> int:
+def _next_index(store: Store, session: str, scope: str) -> int:
     kept = [  # turns and the notes of a tool's input (kept without its turn)
         at[1]
         for _, kind, source in store.session_rows(session, scope)
@@ -116,7 +116,7 @@ def _next_index(store: MemoryStore, session: str, scope: str) -> int:
     return max(kept, default=-1) + 1
 
 
-def _supersede_older(store: MemoryStore, note_id: str, scope: str) -> None:
+def _supersede_older(store: Store, note_id: str, scope: str) -> None:
     """An older live note of the project on the same topic is superseded by this one; one in
     the same words is not (another session said it too: each keeps its own, forgotten with its
     session, and the context shows one of them)."""

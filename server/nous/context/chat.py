@@ -17,8 +17,8 @@ from nous.context import session as sessions
 from nous.context.config import Config
 from nous.errors import InvalidMemory
 from nous.memory.embedder import Vector
+from nous.memory.interface import Store
 from nous.memory.model import KINDS, Memory
-from nous.memory.store import MemoryStore
 from nous.memory.usage import Session
 from nous.protocol import (
     ContextParams,
@@ -43,7 +43,7 @@ class Folder(Protocol):
     later: Callable[[Callable[[], object]], object]
 
     @property
-    def store(self) -> MemoryStore: ...
+    def store(self) -> Store: ...
     @property
     def project_key(self) -> str: ...
     def view(self, active_file: str | None = None) -> pipeline.View: ...
@@ -108,8 +108,9 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         return result
     topic = vector if params.session_id else None
     elapsed = round((time.perf_counter() - started) * 1000, 2)  # the answer built, not yet kept
-    answer = _finish(store, session, result, params.mode == "startup", limit, topic,
-                     params.conversation_tokens, elapsed)  # fmt: skip
+    sessions.record(store, session, result, params.mode == "startup", topic,
+                    params.conversation_tokens, elapsed)  # fmt: skip
+    answer = _finish(session, result, limit)
     if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
         _keep(folder, params.session_id, "user", text, vector)
     return answer
@@ -148,36 +149,26 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
         view.languages = [
             s.removeprefix("language:") for s in view_scopes if s.startswith("language:")
         ]
-    result = assemble_recall(folder.store, folder.config, view, params.query, granted,
-                             params.kinds, note, params.session_id)  # fmt: skip
-    return _finish(folder.store, session, result, True, limit, None)
+    # the session asking is named only to leave its own turns out
+    asked = _recall(params.query, granted, params.kinds, note, params.session_id)
+    result = pipeline.assemble(folder.store, folder.config, view, asked)
+    sessions.record(folder.store, session, result, True, None)
+    return _finish(session, result, limit)
 
 
-def assemble_recall(
-    store: MemoryStore,
-    config: Config,
-    view: pipeline.View,
-    query: str,
-    budget: int,
-    kinds: Sequence[str] | None = None,
-    note: str | None = None,
+def _recall(
+    query: str, budget: int, kinds: Sequence[str] | None = None, note: str | None = None,
     session_id: str | None = None,
-) -> ContextResult:
-    """The one recall: the pipeline's `recall` mode over `view`'s scopes (the session asking
-    is named only to leave its own turns out)."""
-    return pipeline.assemble(
-        store,
-        config,
-        view,
-        pipeline.Request(
-            input=query, mode="recall", budget=budget, kinds=list(kinds or []) or None,
-            cut_note=note, session_id=session_id,
-        ),
+) -> pipeline.Request:  # fmt: skip
+    """The one recall: the pipeline's `recall` mode (over the view's scopes)."""
+    return pipeline.Request(
+        input=query, mode="recall", budget=budget, kinds=list(kinds or []) or None,
+        cut_note=note, session_id=session_id,
     )  # fmt: skip
 
 
 def recall_in(
-    store: MemoryStore,
+    store: Store,
     query: str,
     scopes: Sequence[str],
     budget: int = 500,
@@ -192,7 +183,9 @@ def recall_in(
         project_scope=project,
         languages=[s.removeprefix("language:") for s in scopes if s.startswith("language:")],
     )
-    return assemble_recall(store, config or configs.defaults(), view, query, budget, kinds)
+    return pipeline.assemble(
+        store, config or configs.defaults(), view, _recall(query, budget, kinds)
+    )
 
 
 def ranked(result: ContextResult) -> list[Item]:
@@ -200,17 +193,8 @@ def ranked(result: ContextResult) -> list[Item]:
     return sorted((i for s in result.sections for i in s.items), key=lambda i: -i.score)
 
 
-def _finish(
-    store: MemoryStore,
-    session: Session,
-    result: ContextResult,
-    counted: bool,
-    limit: Limit | None,
-    topic: Vector | None,
-    conversation_tokens: int | None = None,
-    elapsed_ms: float | None = None,
-) -> ContextResult:
-    sessions.record(store, session, result, counted, topic, conversation_tokens, elapsed_ms)
+def _finish(session: Session, result: ContextResult, limit: Limit | None) -> ContextResult:
+    """The answer with its session's use (recorded by `sessions.record`) and its limit."""
     result.session = sessions.use_of(session, cut=limit is not None)
     if limit is not None:  # cut to fit: the count after this answer
         result.limit = limit.model_copy(update={"used": session.used})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 
 from nous.context.relevance import Query
 from nous.memory import renderings
@@ -69,24 +70,28 @@ one_line: Render = _render
 """The default: one line led by the heading path, items joined by "; "."""
 
 
+@dataclass(frozen=True)
+class Wants:
+    """What an extract must leave out, say first or say at all, and how it is joined: units
+    whose text is in `said` (the item already carries them) are left out; the unit whose text
+    is `pinned` (a decision record's "Chosen option: …") is taken first, whatever it shares with
+    the query; the units whose text is in `keep` (each merged section's own answer) come next,
+    all of them or none. `render` joins the chosen units (one line by default; `rules.lines`
+    for an instruction file's rules)."""
+
+    said: frozenset[str] = frozenset()
+    pinned: str | None = None
+    keep: Collection[str] = ()
+    render: Render = _render
+
+
 def extract(
-    content: str,
-    query: Query,
-    limit: int,
-    counter: TokenCounter,
-    said: frozenset[str] = frozenset(),
-    pinned: str | None = None,
-    keep: Collection[str] = (),
-    render: Render = _render,
+    content: str, query: Query, limit: int, counter: TokenCounter, wants: Wants = Wants()
 ) -> str | None:
     """The most query-relevant units of `content` within `limit` tokens, or None when no unit
-    shares a word with the query (the summary serves then). Units whose text is in `said` (the
-    item already carries them) are left out; the unit whose text is `pinned` (a decision
-    record's "Chosen option: …") is taken first, whatever it shares with the query; the units
-    whose text is in `keep` (each merged section's own answer) come next, all of them or None.
-    `render` joins the chosen units (one line by default; `rules.lines` for an instruction
-    file's rules)."""
-    chosen = _choose(content, query, limit, counter, said, pinned, keep, render)
+    shares a word with the query (the summary serves then), or the units `wants` keeps do not
+    all fit."""
+    chosen = _choose(content, query, limit, counter, wants)
     return chosen[1] if chosen else None
 
 
@@ -97,7 +102,7 @@ def best_units(
     with what they introduce but not the neighbours it adds to fill its room; when even the
     best unit is longer than `limit`, that unit alone if it is within `most` (a long list item
     is still an answer; a cut unit is none). Empty when no unit shares a word with the query."""
-    chosen = _choose(content, query, limit, counter, frozenset(), None, (), _render, grow=False)
+    chosen = _choose(content, query, limit, counter, Wants(), grow=False)
     texts = [u.text for u in chosen[0]] if chosen else []
     size = counter.count(only(content, texts)) if texts else 0
     return texts if texts and size <= max(limit, most or 0) else []
@@ -120,9 +125,9 @@ def only(content: str, texts: Collection[str], render: Render | None = None) -> 
 
 
 def _choose(
-    content: str, query: Query, limit: int, counter: TokenCounter, said: frozenset[str],
-    pinned: str | None, keep: Collection[str], render: Render, grow: bool = True,
-) -> tuple[list[Unit], str] | None:  # fmt: skip
+    content: str, query: Query, limit: int, counter: TokenCounter, wants: Wants, grow: bool = True
+) -> tuple[list[Unit], str] | None:
+    said, pinned, keep, render = wants.said, wants.pinned, wants.keep, wants.render
     all_units = units(content)
     heading = ""
     body = list(all_units)

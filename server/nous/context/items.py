@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from nous.context import extract, relevance, rules
 from nous.context.score import Scored
 from nous.memory import renderings
+from nous.memory.interface import Store
 from nous.memory.markdown import units
 from nous.memory.model import Memory
-from nous.memory.store import MemoryStore
 from nous.protocol import Dropped
 
 
@@ -36,7 +36,7 @@ class Work:
         )  # fmt: skip
 
 
-def supersession(store: MemoryStore, kept: list[Scored], work: Work) -> list[Scored]:
+def supersession(kept: list[Scored], work: Work) -> list[Scored]:
     """A superseded memory whose successor is in the answer is left out (SPEC §2.8)."""
     ids = {c.memory.id for c in kept}
     out = []
@@ -124,7 +124,7 @@ SHORT_DOCUMENT_SECTIONS = 6
 
 
 def complete_short_documents(
-    store: MemoryStore, kept: list[Scored], merged: dict[str, list[Scored]], limit: int
+    store: Store, kept: list[Scored], merged: dict[str, list[Scored]], limit: int
 ) -> dict[str, int]:
     """A short harvested document whose section was admitted comes whole: its other sections
     join the item (rendered whole when it fits the item's share, else the extract draws on
@@ -155,7 +155,7 @@ def complete_short_documents(
     return completed
 
 
-def successor_names(store: MemoryStore, kept: list[Scored]) -> dict[str, str]:
+def successor_names(store: Store, kept: list[Scored]) -> dict[str, str]:
     """{superseded memory id: its successor's one-line rendering}."""
     wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
     if not wanted:
@@ -185,7 +185,7 @@ class Renderings:
     answer (`answers`); an instruction file's rules read one rule a line (`context.rules`)."""
 
     def __init__(
-        self, store: MemoryStore, query: relevance.Query | None, shares: dict[str, int],
+        self, store: Store, query: relevance.Query | None, shares: dict[str, int],
         successors: dict[str, str], merged: dict[str, list[Scored]] | None = None,
         admitted: float | None = None,
     ) -> None:  # fmt: skip
@@ -258,10 +258,9 @@ class Renderings:
     ) -> str | None:  # fmt: skip
         if self.query is None:
             return None
-        if rules.is_rule(scored.memory):
-            return extract.extract(content, self.query, limit, self.counter, pinned=pinned,
-                                   keep=keep, render=rules.lines)  # fmt: skip
-        return extract.extract(content, self.query, limit, self.counter, pinned=pinned, keep=keep)
+        render = rules.lines if rules.is_rule(scored.memory) else extract.one_line
+        wants = extract.Wants(pinned=pinned, keep=keep, render=render)
+        return extract.extract(content, self.query, limit, self.counter, wants)
 
     def admitted_siblings(self, scored: Scored) -> list[Scored]:
         """The sections merged into `scored` that passed the gate themselves, best first (a
@@ -365,7 +364,9 @@ class Renderings:
         said = frozenset(u.text for u in units(scored.memory.content))
         render = rules.lines if rule else extract.one_line
         extra = (
-            extract.extract(rest, self.query, room, self.counter, said, pinned, render=render)
+            extract.extract(
+                rest, self.query, room, self.counter, extract.Wants(said, pinned, render=render)
+            )
             if room >= 40
             else None
         )

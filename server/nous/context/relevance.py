@@ -107,9 +107,15 @@ class Query:
     weights: dict[str, float]
     unseen: frozenset[str] = frozenset()
 
-    @property
+    @functools.cached_property
     def total(self) -> float:
         return sum(self.weights.values())
+
+    @functools.cached_property
+    def rarest(self) -> str | None:
+        """The query's rarest word that the store knows (None when it knows none)."""
+        known = {t: w for t, w in self.weights.items() if t not in self.unseen}
+        return max(known, key=lambda t: known[t]) if known else None
 
     def coverage(self, text: str) -> float:
         """Weighted share of the query's words that `text` holds (0..1)."""
@@ -207,8 +213,7 @@ def features(
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
     total = query.total if query.total > 0 else 1.0
     best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
-    known = {t: w for t, w in query.weights.items() if t not in query.unseen}
-    rarest = max(known, key=lambda t: known[t]) if known else None
+    rarest = query.rarest
     held = stems(content)
     return [
         max(0.0, cosine),

@@ -48,22 +48,32 @@ def recency(memory: Memory, now_ts: float, half_life_days: float) -> float:
     return math.exp(-math.log(2) * max(0.0, age) / half_life_days)
 
 
+@dataclass(frozen=True)
+class Weighing:
+    """What every candidate of one request is scored against: the weights, the frame, where the
+    reader looks from, the time, and the recency weight (0..1, from temporal words in the
+    input), which shortens the recency half-life down to a tenth, so "today" favours what
+    changed today."""
+
+    config: Config
+    frame: str
+    where: Scope
+    now_ts: float
+    recency_weight: float = 0.0
+
+
 def composite(
-    config: Config,
+    weighing: Weighing,
     memory: Memory,
     semantic: float,
-    frame: str,
-    where: Scope,
-    now_ts: float,
-    recency_weight: float = 0.0,
     usage: UsageStats = NEUTRAL,
     extra: float = 1.0,
     asked: bool = False,
 ) -> Scored:
-    """Score one memory. `recency_weight` (0..1, from temporal words in the input) shortens the
-    recency half-life down to a tenth, so "today" favours what changed today. A memory of the
-    kind the input asks for (`asked`: a decision for "should we…?") has the frame's top
-    priority, whatever the frame."""
+    """Score one memory. A memory of the kind the input asks for (`asked`: a decision for
+    "should we…?") has the frame's top priority, whatever the frame."""
+    config, frame, where = weighing.config, weighing.frame, weighing.where
+    now_ts, recency_weight = weighing.now_ts, weighing.recency_weight
     w = config.weights
     s = config.scoring
     half_life = s.recency_half_life_days * (1.0 - 0.9 * recency_weight)

@@ -8,13 +8,13 @@ docs/benchmarks.md). `fuse` (reciprocal-rank fusion) stays for the comparison.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nous.context import relevance
 from nous.memory import turns
 from nous.memory.embedder import Vector
+from nous.memory.interface import Store
 from nous.memory.model import Memory
-from nous.memory.store import MemoryStore
 from nous.memory.team import Hit
 
 RRF_K = 60
@@ -66,14 +66,18 @@ class Window:
     evidence for some question, against 25 % of all turns."""
 
 
+@dataclass(frozen=True)
+class Blend:
+    """How `blend` mixes the signals: over the top-`depth` of each, `share`·cosine +
+    (1 − `share`)·relative BM25, a chat turn windowed over its neighbours (`window`; None: not)."""
+
+    depth: int = 100
+    share: float = 0.6
+    window: Window | None = Window()
+
+
 def blend(
-    store: MemoryStore,
-    query: str,
-    vector: Vector,
-    scopes: Sequence[str] | None,
-    depth: int = 100,
-    share: float = 0.6,
-    window: Window | None = Window(),
+    store: Store, query: str, vector: Vector, scopes: Sequence[str] | None, how: Blend = Blend()
 ) -> tuple[dict[str, float], int]:
     """The hybrid relevance of every candidate: `share`·cosine (clipped at 0, absolute, so a
     weak match stays weak) + (1 − `share`)·BM25 / the best BM25 among the candidates, over the
@@ -87,9 +91,9 @@ def blend(
     window lifts LoCoMo's R@10 to 79.9, and a turn that ends by asking lending its score to its
     answer (`Window.answer`, `Window.asking`) to 81.3 (R@5 69.4 → 71.8; docs/benchmarks.md).
     """
-    found = hybrid(store, query, vector, scopes, depth)
-    turns = windowed(store, found, vector, scopes, share, window) if window else {}
-    out = {i: turns.get(i, _own(found, i, share)) for i in found.cosine}
+    found = hybrid(store, query, vector, scopes, how.depth)
+    turns = windowed(store, found, vector, scopes, how.share, how.window) if how.window else {}
+    out = {i: turns.get(i, _own(found, i, how.share)) for i in found.cosine}
     return out, len(out)
 
 
@@ -99,7 +103,7 @@ def _own(found: Signals, memory_id: str, share: float) -> float:
 
 
 def signals(
-    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100
+    store: Store, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100
 ) -> tuple[dict[str, float], dict[str, float]]:
     """({id: cosine}, {id: BM25 / the best BM25}) of `hybrid`."""
     found = hybrid(store, query, vector, scopes, depth)
@@ -107,7 +111,7 @@ def signals(
 
 
 def hybrid(
-    store: MemoryStore, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100,
+    store: Store, query: str, vector: Vector, scopes: Sequence[str] | None, depth: int = 100,
     exclude: frozenset[str] = frozenset(),
 ) -> Signals:  # fmt: skip
     """Both signals over the union of the vector top-`depth` and the FTS5 top-`depth`: every
@@ -188,7 +192,7 @@ def _scale(head: dict[str, Memory], matches: list[tuple[str, float]]) -> float:
     return matches[0][1] or 1.0
 
 
-def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) -> None:
+def _fill(store: Store, found: Signals, vector: Vector, ids: list[str]) -> None:
     """`ids` join the candidates with both signals."""
     missing = [i for i in ids if i not in found.cosine]
     for memory_id, row in store.vectors(missing).items():
@@ -198,7 +202,7 @@ def _fill(store: MemoryStore, found: Signals, vector: Vector, ids: list[str]) ->
 
 
 def windowed(
-    store: MemoryStore, found: Signals, vector: Vector, scopes: Sequence[str] | None,
+    store: Store, found: Signals, vector: Vector, scopes: Sequence[str] | None,
     share: float, window: Window,
 ) -> dict[str, float]:  # fmt: skip
     """{id: windowed relevance} of the chat turns among the candidates (`Window`); the
@@ -248,17 +252,15 @@ def windowed(
 
 
 def ranked(
-    store: MemoryStore,
+    store: Store,
     query: str,
     scopes: Sequence[str] | None,
     k: int = 50,
     vector: Vector | None = None,
-    depth: int = 100,
-    share: float = 0.6,
-    window: Window | None = Window(),
+    how: Blend = Blend(),
 ) -> list[tuple[str, float]]:
     """Up to `k` (id, relevance) for `query` within `scopes`, best first: the pipeline's hybrid."""
     if vector is None:
         vector = store.embed(query)
-    scores, _ = blend(store, query, vector, scopes, max(depth, k), share, window)
+    scores, _ = blend(store, query, vector, scopes, replace(how, depth=max(how.depth, k)))
     return sorted(scores.items(), key=lambda pair: -pair[1])[:k]

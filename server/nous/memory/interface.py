@@ -11,6 +11,7 @@ they already computed; none of them sees a connection, a cursor or SQL.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -25,6 +26,20 @@ from nous.memory.usage import Session, UsageStats
 
 if TYPE_CHECKING:
     from nous.memory.store import WriteResult
+    from nous.memory.teamlink import TeamLink
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a request scores its candidates on, read in one call (`Store.candidates`): their
+    records, their stored vectors and their usage."""
+
+    records: dict[str, Memory]
+    """The memories found (in the store's order), local or the team's."""
+    vectors: dict[str, Vector] = field(default_factory=dict)
+    """The vectors of `records` that are held (or embedded on demand), when asked for."""
+    usage: dict[str, UsageStats] = field(default_factory=dict)
+    """Usage stats of `records` that were ever injected (the others are neutral)."""
 
 
 @runtime_checkable
@@ -52,6 +67,8 @@ class Store(SharedStore, Protocol):
 
     path: Path
     counter: TokenCounter
+    team: TeamLink | None
+    """The team store's link, when one is attached: a search asks it too (SPEC §13)."""
 
     def ids_starting(
         self, prefix: str, project_scope: str, limit: int = 10
@@ -91,6 +108,9 @@ class Store(SharedStore, Protocol):
         self, scope: str, instructions: bool = False, limit: int = 200
     ) -> list[str]: ...
     def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]: ...
+    def candidates(
+        self, ids: Sequence[str], half_life: float = ..., vectors: bool = True
+    ) -> Candidates: ...
 
     # -- usage, sessions, fingerprints -------------------------------------------------------
     def usage_stats(self, ids: list[str], half_life: float = ...) -> dict[str, UsageStats]: ...

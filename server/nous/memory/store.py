@@ -29,6 +29,7 @@ from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import fts, lifecycle, migrations, renderings, secrets, snapshot, turns
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
+from nous.memory.interface import Candidates
 from nous.memory.metrics import MetricRows
 from nous.memory.model import (
     OUTCOMES,
@@ -43,7 +44,7 @@ from nous.memory.projects import ProjectRows
 from nous.memory.secrets import Redaction
 from nous.memory.sources import SourceRows, prefix_range
 from nous.memory.tokens import TokenCounter
-from nous.memory.usage import UsageRows
+from nous.memory.usage import HALF_LIFE_DAYS, UsageRows
 from nous.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -577,6 +578,16 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         if self.team is not None and len(out) < len(ids):
             out.update(self.team.found_vectors([i for i in ids if i not in out]))
         return out
+
+    def candidates(
+        self, ids: Sequence[str], half_life: float = HALF_LIFE_DAYS, vectors: bool = True
+    ) -> Candidates:
+        """The records of `ids` with their vectors (`vectors`: unless not wanted) and their
+        usage (decayed over `half_life` days): what a request scores its candidates on."""
+        records = self.get_many(ids)
+        found = list(records)
+        held = self.vectors(found) if vectors else {}
+        return Candidates(records, held, self.usage_stats(found, half_life))
 
     # -- the team outbox (SPEC §13): what waits to be pushed to the team store -------------------
 

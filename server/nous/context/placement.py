@@ -1,0 +1,209 @@
+"""Where admitted items go (SPEC §2.7): the layers a mode renders (`blocks`), the layer and the
+bucket of each item, the buckets' caps scaled to the budget (`layout`), each item's share of the
+budget for its extract (`shares`), and the placement itself (`Placement`), placed again when a
+recall's unspent budget grows the extracts it cut (`spend_spare`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nous.context import budget, items
+from nous.context.query import Query
+from nous.context.render import Block, code, defang, defang_lines
+from nous.context.score import Scored
+from nous.memory.tokens import TokenCounter
+
+RULES_LAYER = "rules"
+CENSORS_LAYER = "constraints"
+RECALL_LAYER = "recall"
+CENSOR_OVERHEAD = 25
+"""Tokens of a layer's heading and fence, kept free when a censor's extract is sized."""
+SPARE_STEP = 40
+"""The least an extract grows by when an answer left budget unspent (a sentence or two)."""
+
+
+def blocks(query: Query) -> list[Block]:
+    """The layers `query`'s mode renders, in order, with their fixed text."""
+    # Titles, names, file names, languageIds and frame text come from the workspace or the
+    # client: each is defanged (one inert line) before it is put in the rendered text.
+    config, view = query.config, query.view
+    if query.mode == "recall":  # best first: the project's rules, then one list of everything
+        rules = next((x for x in config.layers if x.name == RULES_LAYER), None)
+        head = [Block(rules.name, defang(rules.title, 80), fenced=False)] if rules else []
+        return [*head, Block(RECALL_LAYER, "Recalled Memories")]
+    out = [
+        Block(layer.name, defang(layer.title, 80), fenced=layer.fenced) for layer in config.layers
+    ]
+    by_name = {b.name: b for b in out}
+    # each as inline code: a name, never a sentence the model could take as an instruction
+    langs = ", ".join(x for x in (code(x, 40) for x in view.languages) if x)
+    task = code(view.task, 40) if view.task else ""
+    active = code(view.active_file, 160, tail=True) if view.active_file else ""
+    identity = by_name["identity"]
+    identity.fixed = (
+        f"Project {code(view.project, 80) or '(unnamed)'} ({langs or 'no language detected'})"
+        + (f" · task: {task}" if task else "")
+        + (f" · editing {active}" if active else "")
+    )
+    identity.inert = True
+    if query.mode == "turn":
+        by_name["frame"].title = f"Current Approach: {defang(query.frame, 40).capitalize()}"
+        by_name["frame"].fixed = defang_lines(config.frames.text.get(query.frame, ""))
+    return out
+
+
+def layer_of(query: Query, scored: Scored, standing: frozenset[str] = frozenset()) -> str:
+    """Rules from the workspace's own instruction files render as the project's rules; in a
+    turn, the standing constraints (prohibitions included) form the censors layer."""
+    config, mode = query.config, query.mode
+    rules = any(layer.name == RULES_LAYER for layer in config.layers)
+    harvested_rule = rules and "instructions" in scored.memory.tags
+    if mode == "turn" and scored.memory.id in standing and scored.memory.kind == "constraint":
+        # the workspace's own prohibitions read as its rules (unfenced, SPEC §2.8), drawing on
+        # the censors' cap (`_turn_bucket`); remembered constraints are fenced data
+        return RULES_LAYER if harvested_rule else CENSORS_LAYER
+    if harvested_rule:
+        return RULES_LAYER
+    return RECALL_LAYER if mode == "recall" else config.layer_of(scored.memory.kind)
+
+
+def _turn_bucket(scored: Scored, layer: str) -> str:
+    """A turn's buckets are its layers; a censor (in by the censors layer alone) draws on the
+    censors' cap wherever it is rendered (an instruction-file prohibition: in the rules)."""
+    return CENSORS_LAYER if scored.terms.get("censor") else layer
+
+
+def _startup_bucket(scored: Scored, layer: str) -> str:
+    m = scored.memory
+    if m.kind == "note":
+        tags = set(m.tags)
+        if "impl" in tags:
+            return "notes_impl"
+        if "dec" in tags:
+            return "notes_dec"
+        return "notes_block_next"
+    if m.scope.startswith("project:"):
+        return "project"
+    return "language" if m.scope.startswith("language:") else "universal"
+
+
+def _recall_bucket(scored: Scored, layer: str) -> str:
+    return layer
+
+
+def _flow_order(query: Query) -> list[str]:
+    priorities = query.config.frames.priorities.get(query.frame, {})
+
+    def best(layer_kinds: list[str]) -> float:
+        return max((priorities.get(k, 0.0) for k in layer_kinds), default=0.0)
+
+    layers = sorted(query.config.layers, key=lambda layer: -best(layer.kinds))
+    return [layer.name for layer in layers]
+
+
+def layout(query: Query, rendered: list[Block]) -> budget.Layout:
+    """The caps and buckets of `query`'s mode over the layers `rendered`: a chat start's scope
+    tiers and note tags, a recall's one list, a turn's layers."""
+    config, total = query.config, query.budget
+    layer_kinds = {layer.name: layer.kinds for layer in config.layers}
+    layer_kinds[RULES_LAYER] = list(config.plan.kinds)
+    if query.mode == "startup":
+        s = config.startup
+        caps = budget.scale(
+            {"universal": s.universal, "language": s.language, "project": s.project,
+             "reserve": s.reserve, "notes_impl": s.notes_impl, "notes_dec": s.notes_dec,
+             "notes_block_next": s.notes_block_next},
+            total,
+        )  # fmt: skip
+        bucket_of = _startup_bucket
+    elif query.mode == "recall":
+        caps = {block.name: total for block in rendered}
+        bucket_of = _recall_bucket
+        layer_kinds[RECALL_LAYER] = []
+    else:
+        caps = budget.scale({layer.name: layer.cap for layer in config.layers}, total)
+        bucket_of = _turn_bucket
+    return budget.Layout(
+        rendered, layer_kinds, caps, bucket_of, _flow_order(query), total,
+        micro_first=query.profile.compression > 0.7, best_first=query.mode == "recall",
+    )  # fmt: skip
+
+
+def most(query: Query) -> int:
+    """The most tokens one item's extract may take (`gate.item_max`; a chat start's own)."""
+    gate = query.config.gate
+    return gate.startup_item_max if query.mode == "startup" else gate.item_max
+
+
+def shares(query: Query, candidates: list[Scored], short: dict[str, int]) -> dict[str, int]:
+    """Each item's share of the budget for its extract: the budget split over what was
+    admitted, weighted by rank (1/r), so the best item has room to carry its answer and a long
+    tail of admitted items still fits; a short document (`short`: its tokens) has room to come
+    whole."""
+    gate, top = query.config.gate, most(query)
+    harmonic = sum(1 / r for r in range(1, len(candidates) + 1)) or 1.0
+    first = query.budget * gate.item_share / harmonic
+    out = {
+        c.memory.id: min(top, max(gate.item_min, int(first / r)))
+        for r, c in enumerate(candidates, start=1)
+    }
+    for memory_id, size in short.items():
+        out[memory_id] = max(out.get(memory_id, 0), size)
+    return out
+
+
+@dataclass
+class Placement:
+    """The admitted items in their layers, placed (`place`) within the layout."""
+
+    layout: budget.Layout
+    placing: list[tuple[Scored, str]]
+    renderings: items.Renderings
+    counter: TokenCounter
+    censors: frozenset[str] = frozenset()
+    """The items in by the censors layer alone (only within its cap)."""
+
+    def place(self) -> budget.Allocation:
+        for block in self.layout.blocks:
+            block.lines = []
+        return budget.allocate(
+            self.placing, self.layout, self.counter, self.renderings.of, self.censors
+        )
+
+
+def placement(
+    query: Query, candidates: list[Scored], standing: frozenset[str], layout: budget.Layout,
+    renderings: items.Renderings,
+) -> Placement:  # fmt: skip
+    """Each item in its layer; a censor (in by its layer alone) has its extract cut to its
+    bucket's cap."""
+    placing = [(c, layer_of(query, c, standing)) for c in candidates]
+    least = query.config.gate.item_min // 2
+    for c, layer in placing:
+        if c.terms.get("censor"):
+            room = layout.caps.get(layout.bucket_of(c, layer), 0) - CENSOR_OVERHEAD
+            renderings.shares[c.memory.id] = max(least, min(renderings.shares[c.memory.id], room))
+    censors = frozenset(c.memory.id for c in candidates if c.terms.get("censor"))
+    return Placement(layout, placing, renderings, renderings.counter, censors)
+
+
+def spend_spare(query: Query, alloc: budget.Allocation, renderings: items.Renderings) -> bool:
+    """The budget a recall left unspent goes to the extracts that were cut, best first, each up
+    to an item's most (`gate.item_max`): the answer is often the next sentences of a section the
+    question's words led to. True when a share grew (the answer is placed again)."""
+    spare = query.budget - alloc.tokens
+    top, grown = most(query), False
+    for placed in alloc.placed:
+        if spare < SPARE_STEP:
+            break
+        memory_id = placed.scored.memory.id
+        if placed.detail != "extract" or placed.scored.terms.get("censor"):
+            continue
+        room = min(top - renderings.shares.get(memory_id, 0), spare)
+        if room < SPARE_STEP:
+            continue
+        renderings.shares[memory_id] = renderings.shares.get(memory_id, 0) + room
+        spare -= room
+        renderings.forget(memory_id)
+        grown = True
+    return grown
