@@ -102,6 +102,8 @@ class _Answered(logging.Filter):
     was answered and is no fault, so only internal errors stay in the log."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Unable to deserialize message"):
+            return False  # answered -32602 or dropped by `NousProtocol.handle_message`
         exc = record.exc_info[1] if record.exc_info else None
         return not (isinstance(exc, JsonRpcException) and exc.code != INTERNAL)
 
@@ -144,6 +146,7 @@ class NousProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         daemon = self.daemon
         if isinstance(message, Unreadable):
+            log.info("unreadable %s message: %s", message.method, message.reason)
             if message.request_id is not None:
                 daemon.output.error(
                     message.request_id, INVALID_PARAMS,
