@@ -22,13 +22,14 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cattrs import Converter, transform_error
 from cattrs.errors import ClassValidationError
 from lsprotocol import types as lsp
 from pydantic import BaseModel, ValidationError
 from pygls.exceptions import FeatureRequestError, JsonRpcException
+from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
 
@@ -212,15 +213,24 @@ class Daemon(LanguageServer):
         super().__init__(
             "nous", __version__, protocol_cls=NousProtocol, converter_factory=converter
         )
-        self.protocol.set_writer(self.output)  # for `handle`; `start_io` sets its own
+        self.protocol.set_writer(self.output)
         logging.getLogger("pygls.protocol.json_rpc").addFilter(_ANSWERED)
         self._register()
 
     # -- running ----------------------------------------------------------------------------------
 
     def serve(self) -> int:
-        """Serve until `exit` (which ends the process) or the end of input; the exit status."""
-        self.start_io(cast(BinaryIO, Input(self.reader, self.guard)), cast(BinaryIO, self.output))
+        """Serve until `exit` (which ends the process) or the end of input; the exit status.
+        pygls's own message loop (what `start_io` runs) reads the guarded input."""
+        reader = Input(self.reader, self.guard)
+        loop = run_async(
+            threading.Event(), reader, self.protocol, logger=log,
+            error_handler=self.report_server_error,
+        )  # fmt: skip
+        try:
+            asyncio.run(loop)
+        except BrokenPipeError:
+            log.warning("the editor closed its end of the connection")
         log.info("input closed (shutdown first: %s)", self.shutting_down)
         return 0 if self.shutting_down else 1
 
