@@ -68,7 +68,9 @@ async def session(
         env=env,
         cwd=str(workspace),
     )
-    server = client._server
+    # pygls's client has no public handle on the process it started; without it (another pygls
+    # version) the daemon's memory is simply not measured
+    server: asyncio.subprocess.Process | None = getattr(client, "_server", None)
     pid = server.pid if server is not None else 0
     try:
         await asyncio.wait_for(

@@ -33,18 +33,14 @@ class Folders:
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
 
-    def configure(self, params: dict[str, Any], overrides: dict[str, Any]) -> list[str]:
-        """Settings and folders from `initialize` params; returns the settings problems."""
-        options = params.get("initializationOptions")
+    def configure(self, options: object, paths: list[Path], overrides: dict[str, Any]) -> list[str]:
+        """Settings (`initializationOptions`) and folders from `initialize`; returns the settings
+        problems."""
         settings, problems = load(options if isinstance(options, dict) else {})
         for key, value in overrides.items():
             setattr(settings, key, value)
         self.settings = settings
-        folders = params.get("workspaceFolders")
-        folders = folders if isinstance(folders, list) else []
-        self.paths = [uri_to_path(f["uri"]) for f in folders if isinstance(f, dict) and "uri" in f]
-        if not self.paths and isinstance(params.get("rootUri"), str):
-            self.paths = [uri_to_path(params["rootUri"])]
+        self.paths = paths
         return problems
 
     def engine_for(self, active_file: str | None = None, folder: Path | None = None) -> Engine:

@@ -1,16 +1,17 @@
-"""Request ids and the custom requests in flight: the daemon's only per-request bookkeeping.
+"""Request ids and the custom requests in flight: the bookkeeping pygls does not do.
 
 An id is an integer or a string, compared with its type (`true` is not `1`, `"1"` is not `1`).
-A request is held from the moment it is accepted until it is answered or cancelled, then
-forgotten, so its id can be used again and nothing grows with the number of requests served.
-Each request is answered exactly once: by the task running it (`take`) or by its cancellation
-(`cancel`), whichever comes first.
+A custom request is held from the moment it is accepted until its task is done or it is
+cancelled, then forgotten, so its id can be used again and nothing grows with the number of
+requests served. pygls runs, answers and cancels the requests; this only refuses a second
+request with an id still in flight (pygls would take it and answer the first request twice or
+never) and more than `MAX_IN_FLIGHT` at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 MAX_IN_FLIGHT = 1024
 """Custom requests accepted at once and not yet answered; more are refused (-32600)."""
@@ -29,43 +30,39 @@ class InFlight:
 
     def __init__(self, limit: int = MAX_IN_FLIGHT) -> None:
         self.limit = limit
-        self._tasks: dict[RequestId, asyncio.Task[None]] = {}
+        self._held: dict[RequestId, object] = {}
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return len(self._held)
 
     def __contains__(self, msg_id: object) -> bool:
-        return valid_id(msg_id) and msg_id in self._tasks
+        return valid_id(msg_id) and msg_id in self._held
 
     def refusal(self, msg_id: RequestId) -> str | None:
         """Why a new request with this id cannot be accepted now, or None."""
-        if msg_id in self._tasks:
+        if msg_id in self._held:
             return f"id {msg_id!r} is already used by a request in progress"
-        if len(self._tasks) >= self.limit:
+        if len(self._held) >= self.limit:
             return f"more than {self.limit} requests in progress"
         return None
 
-    def add(self, msg_id: RequestId, task: asyncio.Task[None]) -> None:
-        self._tasks[msg_id] = task
-        task.add_done_callback(lambda done: self._settle(msg_id, done))
+    def accept(self, msg_id: RequestId) -> None:
+        """Hold the id, on arrival (before its task runs, so the next message already sees it)."""
+        self._held[msg_id] = object()
 
-    def _settle(self, msg_id: RequestId, done: asyncio.Task[None]) -> None:
-        if self._tasks.get(msg_id) is done:
-            del self._tasks[msg_id]
+    def running(self, msg_id: RequestId, task: asyncio.Task[Any]) -> None:
+        """The request's task has started: forget the id when the task is done, however it
+        ends (unless the id was released and accepted again meanwhile)."""
+        token = self._held.get(msg_id)
 
-    def take(self, msg_id: RequestId) -> bool:
-        """Called by the running task before it answers: True (and the request is forgotten)
-        when the answer is still this task's to give — not cancelled, not answered already."""
-        task = asyncio.current_task()
-        if task is None or self._tasks.get(msg_id) is not task:
-            return False
-        del self._tasks[msg_id]
-        return True
+        def settle(_done: asyncio.Task[Any]) -> None:
+            if token is not None and self._held.get(msg_id) is token:
+                del self._held[msg_id]
 
-    def cancel(self, msg_id: object) -> bool:
-        """Cancel the request; True when it was in flight (the caller answers -32800)."""
-        task = self._tasks.pop(msg_id, None) if valid_id(msg_id) else None
-        if task is None:
-            return False
-        task.cancel()
-        return True
+        task.add_done_callback(settle)
+
+    def release(self, msg_id: object) -> None:
+        """Forget a cancelled request at once (a task cancelled before it started never runs,
+        so it never reaches `running`)."""
+        if valid_id(msg_id):
+            self._held.pop(msg_id, None)

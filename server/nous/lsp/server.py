@@ -1,12 +1,14 @@
-"""The Nous daemon: a pygls language server behind a JSON-RPC layer that never goes deaf.
+"""The Nous daemon: a pygls language server with the `nous/*` methods registered as features.
 
-This module is the JSON-RPC layer: frames are read by `framing.FrameReader` (validated,
-size-capped, resynchronised after a bad frame), the workspace folders and their indexing are
-`folders.Folders`, the parent watchdog `watchdog`. Every message is then checked here: invalid JSON → -32700, not JSON-RPC → -32600, a
-request before `initialize` → -32002, after `shutdown` → -32600, `exit` → status 0 after a
-`shutdown` else 1. `nous/*` methods are validated with the pydantic models of `protocol.py`
-(-32602 naming the field) and run on one worker thread that owns SQLite and ONNX; everything
-else (initialize, text-document sync, cancellation of pygls requests) goes to pygls.
+pygls reads the frames (through `transport.Input`, which first takes out what pygls cannot
+survive: bad frames, invalid JSON, messages that are not JSON-RPC), dispatches every method,
+runs `initialize`, `shutdown` and `exit`, answers each request once and cancels requests
+(`$/cancelRequest` → -32800). `NousProtocol`, a subclass of pygls's `LanguageServerProtocol`,
+adds what the LSP spec asks and pygls does not do: a request before `initialize` → -32002, after
+`shutdown` or a second `initialize` → -32600, an id still in flight → -32600 (`requests.py`),
+params pygls cannot structure → -32602 (pygls would leave the request unanswered); and it keeps
+the params of custom methods as plain JSON, so the pydantic models of `protocol.py` validate
+them (-32602 naming the field). The handlers run on one worker thread that owns SQLite and ONNX.
 """
 
 from __future__ import annotations
@@ -15,311 +17,356 @@ import asyncio
 import json
 import logging
 import os
-import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, BinaryIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+from cattrs import Converter, transform_error
+from cattrs.errors import ClassValidationError
 from lsprotocol import types as lsp
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pygls.exceptions import FeatureRequestError, JsonRpcException
+from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
 
 from nous import __version__
 from nous import protocol as p
-from nous.engine import Engine
+from nous.engine import uri_to_path
 from nous.errors import AssetError, NousError, StoreError
 from nous.lsp import handlers, watchdog
 from nous.lsp.folders import Folders
-from nous.lsp.framing import FrameError, FrameReader
-from nous.lsp.requests import InFlight, RequestId, valid_id
+from nous.lsp.requests import InFlight, valid_id
+from nous.lsp.transport import Guard, Input, Output
+
+if TYPE_CHECKING:
+    from pygls.server import ServerErrors
 
 log = logging.getLogger(__name__)
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL = (
-    -32700, -32600, -32601, -32602, -32603,
-)  # fmt: skip
-NOT_INITIALIZED, CANCELLED = -32002, -32800
+INVALID_REQUEST, INVALID_PARAMS, INTERNAL = -32600, -32602, -32603
+NOT_INITIALIZED = -32002
 POPUP_INTERVAL = 60.0
-_ID = re.compile(rb'^\s*\{(?:[^{}]*?,)?\s*"id"\s*:\s*(-?\d{1,15}|"[^"\\]{0,200}")')
 
 
-class Daemon:
-    """One connection: framing, lifecycle rules, validation and dispatch."""
+@dataclass
+class CustomRequest:
+    """A request for a method lsprotocol does not know (`nous/*`): params kept as plain JSON."""
+
+    id: int | str
+    method: str
+    jsonrpc: str
+    params: Any = None
+
+
+@dataclass
+class CustomNotification:
+    """A notification for a method lsprotocol does not know, in or out (`nous/budget`)."""
+
+    method: str
+    jsonrpc: str
+    params: Any = None
+
+
+@dataclass
+class Unreadable:
+    """A message pygls could not structure (params of the wrong shape for an LSP method)."""
+
+    method: str | None
+    request_id: int | str | None
+    reason: str
+
+
+def _custom(data: dict[str, Any], _type: Any) -> CustomRequest | CustomNotification:
+    if "id" in data:
+        return CustomRequest(data["id"], data["method"], data["jsonrpc"], data.get("params"))
+    return CustomNotification(data["method"], data["jsonrpc"], data.get("params"))
+
+
+def _response(message: JsonRPCResponseMessage) -> dict[str, Any]:
+    # A custom method's result is JSON already (`model_dump(mode="json")`): no second walk.
+    return {"jsonrpc": message.jsonrpc, "id": message.id, "result": message.result}
+
+
+def converter() -> Converter:
+    """pygls's converter, with custom methods' params and results left as plain JSON."""
+    made: Converter = default_converter()  # type: ignore[no-untyped-call]
+    made.register_structure_hook(CustomNotification, _custom)
+    made.register_unstructure_hook(JsonRPCResponseMessage, _response)
+    return made
+
+
+class _Answered(logging.Filter):
+    """pygls logs each error it answers with a traceback; a refusal (bad params, a named error)
+    was answered and is no fault, so only internal errors stay in the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Unable to deserialize message"):
+            return False  # answered -32602 or dropped by `NousProtocol.handle_message`
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, JsonRpcException) and exc.code != INTERNAL)
+
+
+_ANSWERED = _Answered()
+
+
+class NousProtocol(LanguageServerProtocol):
+    """pygls's protocol plus the lifecycle and id rules it lacks (see the module docstring)."""
+
+    def __init__(self, server: LanguageServer, converter: Converter) -> None:
+        super().__init__(server, converter)
+        assert isinstance(server, Daemon)
+        self.daemon = server
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        known = super().get_message_type(method)
+        return known if known is not None else CustomNotification
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" not in data:
+            return data
+        try:
+            return super().structure_message(data)
+        except Exception as exc:
+            cause = exc.__cause__
+            reason = (
+                "; ".join(transform_error(cause))
+                if isinstance(cause, ClassValidationError)
+                else str(cause or exc)
+            )
+            method = data.get("method")
+            request_id = data.get("id") if isinstance(method, str) else None
+            return Unreadable(
+                method if isinstance(method, str) else None,
+                request_id if valid_id(request_id) else None,
+                reason[:500],
+            )
+
+    def handle_message(self, message: Any) -> None:
+        daemon = self.daemon
+        if isinstance(message, Unreadable):
+            log.info("unreadable %s message: %s", message.method, message.reason)
+            if message.request_id is not None:
+                daemon.output.error(
+                    message.request_id, INVALID_PARAMS,
+                    f"invalid params for {message.method}: {message.reason}",
+                )  # fmt: skip
+            else:
+                daemon.fault(f"unreadable {message.method or 'response'} message dropped")
+            return
+        method = getattr(message, "method", None)
+        if not isinstance(method, str) or method == lsp.EXIT:
+            super().handle_message(message)  # a response to us, or `exit` (always obeyed)
+            return
+        request_id = getattr(message, "id", None)
+        is_request = valid_id(request_id)
+        refusal: tuple[int, str] | None = None
+        if not daemon.initialized and method != lsp.INITIALIZE:
+            refusal = (NOT_INITIALIZED, f"{method}: the server is not initialized yet")
+        elif daemon.shutting_down:
+            refusal = (INVALID_REQUEST, f"{method}: the server is shutting down")
+        elif method == lsp.INITIALIZE and daemon.initialized:
+            refusal = (INVALID_REQUEST, "initialize was already received")
+        elif method in handlers.METHODS:
+            if not valid_id(request_id):
+                return  # a custom method sent as a notification: nobody waits for it
+            reason = daemon.in_flight.refusal(request_id)
+            refusal = (INVALID_REQUEST, reason) if reason else None
+        if refusal is not None:
+            if is_request:
+                daemon.output.error(request_id, *refusal)
+            return
+        if method == lsp.INITIALIZE:
+            daemon.initialized = True
+        elif method == lsp.SHUTDOWN:
+            daemon.shutting_down = True
+        elif method in handlers.METHODS and valid_id(request_id):
+            # held from arrival: a second request with this id, even in the same read, is refused
+            daemon.in_flight.accept(request_id)
+        super().handle_message(message)
+        if method == lsp.CANCEL_REQUEST:
+            daemon.in_flight.release(message.params.id)
+
+
+class Daemon(LanguageServer):
+    """One connection: the pygls server, the folders it serves and the store thread."""
+
+    protocol: NousProtocol
 
     def __init__(
         self, reader: BinaryIO, writer: BinaryIO, overrides: dict[str, Any] | None = None
     ) -> None:
         self.reader = reader
-        self.writer = writer
+        self.output = Output(writer)
+        self.guard = Guard(self.output, self.fault)
         self.overrides = overrides or {}
-        self.ls = LanguageServer("nous", __version__)
-        self.ls.protocol.set_writer(_Writer(self._write_bytes))
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nous-store")
         self.folders = Folders(self.worker)
-        self.initialize_seen = False
-        self.shutdown_seen = False
         self.in_flight = InFlight()
+        self.initialized = False
+        self.shutting_down = False
         self.last_popup = 0.0
-        self._write_lock = threading.Lock()
+        self._popup_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._register_documents()
-
-    # -- output ---------------------------------------------------------------------------------
-
-    def _write_bytes(self, data: bytes) -> None:
-        with self._write_lock:
-            self.writer.write(data)
-            self.writer.flush()
-
-    def send(self, message: dict[str, Any]) -> None:
-        # `replace`: a lone surrogate (an undecodable file name) becomes "?" instead of losing
-        # the whole message
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "replace"
+        super().__init__(
+            "nous", __version__, protocol_cls=NousProtocol, converter_factory=converter
         )
-        self._write_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.protocol.set_writer(self.output)
+        logging.getLogger("pygls.protocol.json_rpc").addFilter(_ANSWERED)
+        self._register()
 
-    def respond(
-        self, msg_id: Any, result: Any = None, error: tuple[int, str] | None = None
-    ) -> None:
-        """Answer a request handled on the spot (a custom request in flight answers through
-        `_answer`, so it is answered once however it ends)."""
-        if error:
-            self.send(
-                {"jsonrpc": "2.0", "id": msg_id, "error": {"code": error[0], "message": error[1]}}
-            )
-        else:
-            self.send({"jsonrpc": "2.0", "id": msg_id, "result": result})
-
-    def notify(self, method: str, params: Any) -> None:
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def fault(self, message: str) -> None:
-        """Log every fault; show at most one popup a minute."""
-        log.warning("protocol fault: %s", message)
-        now = time.monotonic()
-        if self.initialize_seen and now - self.last_popup >= POPUP_INTERVAL:
-            self.last_popup = now
-            self.notify("window/showMessage", {"type": 2, "message": f"Nous: {message}"})
-
-    # -- main loop ------------------------------------------------------------------------------
+    # -- running ----------------------------------------------------------------------------------
 
     def serve(self) -> int:
-        return asyncio.run(self._serve())
-
-    async def _serve(self) -> int:
-        self._loop = asyncio.get_running_loop()
-        frames = FrameReader()
-        read = getattr(self.reader, "read1", self.reader.read)
-        while True:
-            chunk = await self._loop.run_in_executor(None, read, 65536)
-            if not chunk:
-                log.info("input closed")
-                return 0 if self.shutdown_seen else 1
-            frames.feed(chunk)
-            while (item := frames.next()) is not None:
-                if isinstance(item, FrameError):
-                    self.fault(f"bad frame skipped ({item.reason})")
-                    self._refuse_oversized(item)
-                    continue
-                try:
-                    self.handle(item)
-                except Exception:  # the last line of defence: log it, answer once, keep reading
-                    log.exception("could not handle a message")
-                    self._internal_error(item)
+        """Serve until `exit` (which ends the process) or the end of input; the exit status.
+        pygls's own message loop (what `start_io` runs) reads the guarded input."""
+        reader = Input(self.reader, self.guard)
+        loop = run_async(
+            threading.Event(), reader, self.protocol, logger=log,
+            error_handler=self.report_server_error,
+        )  # fmt: skip
+        try:
+            asyncio.run(loop)
+        except BrokenPipeError:
+            log.warning("the editor closed its end of the connection")
+        log.info("input closed (shutdown first: %s)", self.shutting_down)
+        return 0 if self.shutting_down else 1
 
     def handle(self, body: bytes) -> None:
-        try:
-            message = json.loads(body)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            self.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": {"code": PARSE_ERROR, "message": f"invalid JSON: {exc}"},
-                }
+        """One frame body, as `Input` hands it to pygls's reader: checked by the guard, then read
+        and dispatched by pygls (in process, for tests; needs a running event loop)."""
+        if self.guard.check(body):
+            self.protocol.handle_message(
+                json.loads(body, object_hook=self.protocol.structure_message)
             )
-            self.fault("invalid JSON received")
-            return
-        if (
-            not isinstance(message, dict)
-            or message.get("jsonrpc") != "2.0"
-            or not (isinstance(message.get("method"), str) or "id" in message)
-            or ("method" in message and not isinstance(message["method"], str))
-            or ("params" in message and not isinstance(message["params"], (dict, list, type(None))))
-        ):
-            msg_id = message.get("id") if isinstance(message, dict) else None
-            if not valid_id(msg_id):
-                msg_id = None
-            self.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": msg_id,
-                    "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC 2.0 message"},
-                }
-            )
-            return
-        method = message.get("method")
-        is_request = "id" in message and isinstance(method, str)
-        msg_id = message.get("id")
-        if is_request and not valid_id(msg_id):
-            self.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": {
-                        "code": INVALID_REQUEST,
-                        "message": "request id must be a number or a string",
-                    },
-                }
-            )
-            return
-        if method is None:
-            self._to_pygls(message)  # a response to one of our requests
-            return
-        if method == "exit":
-            log.info("exit (shutdown first: %s)", self.shutdown_seen)
-            self.writer.flush()
-            os._exit(0 if self.shutdown_seen else 1)
-        if not self.initialize_seen and method != "initialize":
-            if is_request:
-                self.respond(
-                    msg_id, error=(NOT_INITIALIZED, f"{method}: the server is not initialized yet")
-                )
-            return
-        if self.shutdown_seen:
-            if is_request:
-                self.respond(
-                    msg_id, error=(INVALID_REQUEST, f"{method}: the server is shutting down")
-                )
-            return
-        if method == "shutdown":
-            self.shutdown_seen = True
-            self.folders.stop()
-            self.respond(msg_id, None)
-            return
-        if method == "initialize":
-            if self.initialize_seen:
-                self.respond(msg_id, error=(INVALID_REQUEST, "initialize was already received"))
+
+    def fault(self, message: str) -> None:
+        """Log every fault; show at most one popup a minute (any thread)."""
+        log.warning("protocol fault: %s", message)
+        with self._popup_lock:
+            now = time.monotonic()
+            if not self.initialized or now - self.last_popup < POPUP_INTERVAL:
                 return
-            self.initialize_seen = True
-            params = message.get("params")
-            self._on_initialize(params if isinstance(params, dict) else {})
-        if method == "$/cancelRequest":
-            params = message.get("params")
-            target = params.get("id") if isinstance(params, dict) else None
-            if self.in_flight.cancel(target):
-                self.respond(target, error=(CANCELLED, "request cancelled"))
-                return
-        if method.startswith("nous/"):
-            if is_request and valid_id(msg_id):
-                self._start_custom(msg_id, method, message)
-            return
-        self._to_pygls(message)
-        if method == "initialized":
+            self.last_popup = now
+        self.output.send(
+            {"jsonrpc": "2.0", "method": lsp.WINDOW_SHOW_MESSAGE,
+             "params": {"type": lsp.MessageType.Warning.value, "message": f"Nous: {message}"}}
+        )  # fmt: skip
+
+    def report_server_error(self, error: Exception, source: ServerErrors) -> None:
+        if source is not FeatureRequestError:  # a request's error is in its answer
+            self.fault(f"{type(error).__name__}: {error}")
+
+    def _soon(self, fn: Callable[[], None]) -> None:
+        """Run `fn` on the event loop (from any thread)."""
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(fn)
+
+    # -- features -----------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        for method, (model, handler) in handlers.METHODS.items():
+            self.feature(method)(self._custom(method, model, handler))
+
+        @self.feature(lsp.INITIALIZE)
+        def initialize(params: lsp.InitializeParams) -> None:
+            self._loop = asyncio.get_running_loop()
+            paths = [uri_to_path(f.uri) for f in params.workspace_folders or []]
+            if not paths and params.root_uri:
+                paths = [uri_to_path(params.root_uri)]
+            problems = self.folders.configure(params.initialization_options, paths, self.overrides)
+            if params.process_id is not None and params.process_id > 0:
+                watchdog.start(params.process_id)
+            for problem in problems:
+                log.warning(problem)
+            if problems:  # after the answer to `initialize`
+                self._soon(
+                    lambda: self.window_show_message(
+                        lsp.ShowMessageParams(
+                            lsp.MessageType.Warning, "Nous settings: " + "; ".join(problems)
+                        )
+                    )
+                )
+
+        @self.feature(lsp.INITIALIZED)
+        def initialized(_params: lsp.InitializedParams) -> None:
             threading.Thread(target=self._index, name="nous-index", daemon=True).start()
 
-    def _start_custom(self, msg_id: RequestId, method: str, message: dict[str, Any]) -> None:
-        refusal = self.in_flight.refusal(msg_id)
-        if refusal:
-            self.respond(msg_id, error=(INVALID_REQUEST, refusal))
-            return
-        assert self._loop is not None
-        # Registered before it runs, so a `$/cancelRequest` in the same read finds it.
-        self.in_flight.add(msg_id, self._loop.create_task(self._custom(msg_id, method, message)))
+        @self.feature(lsp.SHUTDOWN)
+        def shutdown(_params: None) -> None:
+            self.folders.stop()
 
-    def _answer(
-        self, msg_id: RequestId, result: Any = None, error: tuple[int, str] | None = None
-    ) -> bool:
-        """The one answer of the custom request running in this task (none once cancelled)."""
-        if not self.in_flight.take(msg_id):
-            return False
-        self.respond(msg_id, result, error)
-        return True
+        @self.feature(lsp.EXIT)
+        def exit_(_params: None) -> None:
+            log.info("exit (shutdown first: %s)", self.shutting_down)
+            os._exit(0 if self.shutting_down else 1)
 
-    def _refuse_oversized(self, error: FrameError) -> None:
-        """Answer an oversized request by the id found in its first bytes, if there is one."""
-        found = _ID.search(error.head)
-        if found is None:
-            return
-        msg_id: int | str = json.loads(found.group(1))
-        self.respond(msg_id, error=(INVALID_REQUEST, f"message refused: {error.reason}"))
+        @self.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+        def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+            self.folders.opened(params.text_document.uri, params.text_document.language_id)
 
-    def _internal_error(self, body: bytes) -> None:
-        try:
-            message = json.loads(body)
-            msg_id = message.get("id") if isinstance(message, dict) else None
-        except (ValueError, RecursionError):
-            return
-        if valid_id(msg_id) and isinstance(message.get("method"), str):
-            if msg_id in self.in_flight:
-                return  # its task answers
-            self.respond(msg_id, error=(INTERNAL, "internal error; see the server log"))
+        @self.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+        def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
+            self.folders.opened(params.text_document.uri, None)
 
-    def _to_pygls(self, message: dict[str, Any]) -> None:
-        try:
-            structured = json.loads(
-                json.dumps(message), object_hook=self.ls.protocol.structure_message
-            )
-            self.ls.protocol.handle_message(structured)
-        except Exception as exc:  # pygls could not even parse it: answer once, keep going
-            log.exception("pygls could not handle %s", message.get("method"))
-            if "id" in message and message.get("method"):
-                self.respond(
-                    message["id"],
-                    error=(INVALID_PARAMS, f"invalid params for {message['method']}: {exc}"),
+        @self.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+        def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
+            pass
+
+    def _custom(
+        self, method: str, model: type[BaseModel], handler: handlers.Handler
+    ) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+        """The pygls feature of one custom method: validate, run on the store thread, answer;
+        `nous/budget` follows the answer of a request that injects context."""
+        optional = method in handlers.PARAMS_OPTIONAL
+
+        async def feature(raw: Any) -> dict[str, Any]:
+            task = asyncio.current_task()
+            request_id = self.protocol.msg_id
+            if task is not None and request_id is not None:
+                self.in_flight.running(request_id, task)
+            if raw is None and not optional:
+                raise JsonRpcException(f"{method}: params are required", INVALID_PARAMS)
+            if raw is not None and not isinstance(raw, dict):
+                raise JsonRpcException(f"{method}: params must be an object", INVALID_PARAMS)
+            try:
+                params = model.model_validate(raw or {})
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(str(part) for part in first["loc"]) or "params"
+                message = f"{method}: invalid params: {field}: {first['msg']}"
+                raise JsonRpcException(message, INVALID_PARAMS) from None
+            loop = asyncio.get_running_loop()
+            try:
+                (project, team), result = await loop.run_in_executor(
+                    self.worker, self._run, handler, params
                 )
+            except NousError as exc:
+                code = INTERNAL if isinstance(exc, (StoreError, AssetError)) else INVALID_PARAMS
+                raise JsonRpcException(f"{method}: {exc}", code) from None
+            except Exception as exc:
+                log.exception("%s failed", method)
+                message = f"{method}: internal error: {type(exc).__name__}"
+                raise JsonRpcException(message, INTERNAL) from None
+            if method in handlers.INJECTING and task is not None:
+                # done callbacks run in order: pygls's (the answer) was added before this one
+                def budget(done: asyncio.Task[Any]) -> None:
+                    if not done.cancelled():
+                        self._budget(project, result, team)
 
-    # -- custom methods -------------------------------------------------------------------------
+                task.add_done_callback(budget)
+            return result
 
-    async def _custom(self, msg_id: Any, method: str, message: dict[str, Any]) -> None:
-        entry = handlers.METHODS.get(method)
-        if entry is None:
-            self._answer(msg_id, error=(METHOD_NOT_FOUND, f"unknown method {method}"))
-            return
-        model, handler = entry
-        raw = message.get("params")
-        if raw is None and method not in handlers.PARAMS_OPTIONAL:
-            self._answer(msg_id, error=(INVALID_PARAMS, f"{method}: params are required"))
-            return
-        if raw is not None and not isinstance(raw, dict):
-            self._answer(msg_id, error=(INVALID_PARAMS, f"{method}: params must be an object"))
-            return
-        try:
-            params = model.model_validate(raw or {})
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "params"
-            self._answer(
-                msg_id, error=(INVALID_PARAMS, f"{method}: invalid params: {field}: {first['msg']}")
-            )
-            return
-        assert self._loop is not None
-        future = self._loop.run_in_executor(self.worker, self._run, handler, params)
-        try:
-            (project, team), result = await future
-        except asyncio.CancelledError:
-            return  # the cancel was answered
-        except NousError as exc:
-            code = INTERNAL if isinstance(exc, (StoreError, AssetError)) else INVALID_PARAMS
-            self._answer(msg_id, error=(code, f"{method}: {exc}"))
-            return
-        except Exception as exc:
-            log.exception("%s failed", method)
-            self._answer(
-                msg_id, error=(INTERNAL, f"{method}: internal error: {type(exc).__name__}")
-            )
-            return
-        if self._answer(msg_id, result) and method in handlers.INJECTING:
-            self._budget_notification(project, result, team)
+        return feature
 
     def _run(
-        self, handler: Callable[[Engine, Any], dict[str, Any]], params: Any
+        self, handler: handlers.Handler, params: Any
     ) -> tuple[tuple[str, str], dict[str, Any]]:
         """Route to the folder of the active file, normalise that file once (a URI or a path
         → workspace-relative), run the handler; returns (the answering project, its team store's
-        state) and the answer."""
+        state) and the answer. Store thread."""
         active = getattr(params, "active_file", None)
         engine = self.folders.engine_for(active)
         if active:
@@ -327,13 +374,13 @@ class Daemon:
         answer = handler(engine, params)
         return (engine.project.name, engine.team_state()), answer
 
-    def _budget_notification(self, project: str, result: dict[str, Any], team: str) -> None:
+    def _budget(self, project: str, result: dict[str, Any], team: str) -> None:
         session = result.get("session") or {}
         layers = [
             {"layer": s["layer"], "used": s["used"], "cap": s["cap"]}
             for s in result.get("sections", [])
         ]
-        self.notify(
+        self.protocol.notify(
             p.NOUS_BUDGET,
             p.BudgetNotification(
                 session_id=session.get("id"), used=session.get("used", 0), cap=session.get("cap", 0),
@@ -341,53 +388,6 @@ class Daemon:
             ).model_dump(mode="json", by_alias=True),
         )  # fmt: skip
 
-    # -- lifecycle ------------------------------------------------------------------------------
-
-    def _on_initialize(self, params: dict[str, Any]) -> None:
-        problems = self.folders.configure(params, self.overrides)
-        pid = params.get("processId")
-        if isinstance(pid, int) and pid > 0:
-            watchdog.start(pid)
-        for problem in problems:
-            log.warning(problem)
-        if problems:
-            self._loop_call(
-                lambda: self.notify(
-                    "window/showMessage",
-                    {"type": 2, "message": "Nous settings: " + "; ".join(problems)},
-                )
-            )
-
-    def _loop_call(self, fn: Callable[[], None]) -> None:
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(fn)
-
     def _index(self) -> None:
-        report = self.folders.index(lambda: self.shutdown_seen)
-        self._loop_call(lambda: self.notify(p.NOUS_INDEXED, report))
-
-    def _register_documents(self) -> None:
-        @self.ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
-        def did_open(_ls: LanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-            self.folders.opened(params.text_document.uri, params.text_document.language_id)
-
-        @self.ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
-        def did_change(_ls: LanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
-            self.folders.opened(params.text_document.uri, None)
-
-        @self.ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
-        def did_close(_ls: LanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
-            pass
-
-
-class _Writer:
-    """What pygls writes through: the same framed, locked output as ours."""
-
-    def __init__(self, write: Callable[[bytes], None]) -> None:
-        self._write = write
-
-    def write(self, data: bytes) -> None:
-        self._write(data)
-
-    def close(self) -> None:
-        pass
+        report = self.folders.index(lambda: self.shutting_down)
+        self._soon(lambda: self.protocol.notify(p.NOUS_INDEXED, report))
