@@ -277,7 +277,9 @@ async def test_an_agents_conversation_tokens_give_its_overhead_and_none_leave_it
     used = body_and_footer(told)[1][0]
     assert used > 0
     async with connect(db, folder, "--session", "agent-silent") as session:
-        assert not (await session.call_tool("nous_context", {"task": "change the checkout"})).is_error
+        assert not (
+            await session.call_tool("nous_context", {"task": "change the checkout"})
+        ).is_error
     assert overhead("agent-told") == pytest.approx(used / 5000)
     assert overhead("agent-silent") is None  # unknown, not 0
 

@@ -201,7 +201,9 @@ async def test_stats_of_a_session_count_its_turns_and_judged_items(client: Langu
     framed = as_dict(await call(client, "nous/stats", {"sessionId": "e2e-stats", "by": "frame"}))
     groups = {g["key"]: g for g in framed["groups"]}
     assert (framed["by"], set(groups)) == ("frame", {first["frame"], second["frame"]})
-    injector = {i["id"]: r["frame"] for r in (first, second) for s in r["sections"] for i in s["items"]}
+    injector = {
+        i["id"]: r["frame"] for r in (first, second) for s in r["sections"] for i in s["items"]
+    }
     credited = {first["frame"]: 0, second["frame"]: 0}
     for memory_id in [*fb["referenced"], *fb["notReferenced"]]:
         credited[injector[memory_id]] += 1

@@ -9,6 +9,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,15 +80,17 @@ def decide(e: Engine, text: str, source: str, outcome: str, kind: str = "decisio
     return memory.id
 
 
-def stats_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:  # type: ignore[type-arg]
+def stats_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     capsys.readouterr()
     args = ["--db", str(tmp_path / "m.db"), "--workspace", str(tmp_path / "newton"), "stats"]
     assert cli.main([*args, "--json", *extra]) == 0
-    data: dict = json.loads(capsys.readouterr().out)  # type: ignore[type-arg]
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
     return data
 
 
-def by_hand(answers: list[Given], key: str, decisions: dict[str, list[str]]) -> dict[str, dict]:  # type: ignore[type-arg]
+def by_hand(
+    answers: list[Given], key: str, decisions: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[Given]] = defaultdict(list)
     for g in answers:
         groups[g.profile if key == "profile" else g.result.frame].append(g)
@@ -117,7 +120,7 @@ def by_hand(answers: list[Given], key: str, decisions: dict[str, list[str]]) -> 
     return out
 
 
-def same(got: dict, want: dict) -> None:  # type: ignore[type-arg]
+def same(got: dict[str, Any], want: dict[str, Any]) -> None:
     for name, value in want.items():
         if isinstance(value, float):
             assert got[name] == pytest.approx(value), name
@@ -189,7 +192,9 @@ def test_stats_by_profile_and_frame_match_hand_computed_sessions(
 
     capsys.readouterr()
     ws = str(tmp_path / "newton")
-    assert cli.main(["--db", str(tmp_path / "m.db"), "--workspace", ws, "stats", "--by", "frame"]) == 0
+    assert (
+        cli.main(["--db", str(tmp_path / "m.db"), "--workspace", ws, "stats", "--by", "frame"]) == 0
+    )
     text = capsys.readouterr().out
     assert "by frame:" in text and "refresh/turn" in text
     assert "1 judged items from answers that did not name their items" in text

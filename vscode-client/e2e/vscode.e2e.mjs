@@ -896,6 +896,80 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
   await until("the Nous status bar item again", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
 });
 
+// -- the feedback loop (issue 27 item 6) -----------------------------------------------------
+
+const OWN_WORDS = "in your own words: how should checkout take card payments?";
+// the fake model's reply (e2e/fake-model): the payments ADR said over, in its own sentence
+const PARAPHRASE = /Route the checkout's card payments through the PaymentGateway adapter/;
+
+/** `nous stats` from the command line against the e2e's database (the daemon's project). */
+function statsFromCli(...args) {
+  const out = execFileSync(PYTHON, ["-m", "nous", "--db", join(scratch, "memory.db"), "--workspace", workspace, "stats", "--json", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
+  return JSON.parse(out);
+}
+
+test("an @nous reply that paraphrases one injected memory: the manifest, the status bar and nous stats count it referenced", async () => {
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  const before = fakeRequests().length;
+  await ask(`@nous ${OWN_WORDS}`);
+  const request = await until("the model's request", () => fakeRequests().slice(before).find((r) => textOf(r.messages.at(-1)).includes(OWN_WORDS)));
+  assert.match(textOf(request.messages[0]), /PaymentGateway adapter in shop\/payments\.py/, "the payments ADR was injected");
+  await page.locator(".interactive-item-container", { hasText: "Route the checkout" }).last().waitFor({ timeout: SLOW });
+  // the reply was judged (nous/feedback) and the session's figures fetched (nous/stats)
+  const state = await until("the reply's verdicts and the session's stats", async () => {
+    const s = await dumpState();
+    const answer = s.manifests?.filter((m) => m.title === OWN_WORDS && !m.preview).at(-1);
+    return answer && Object.keys(answer.judged).length > 0 && s.sessionStats?.sessionId === answer.sessionId ? { ...s, answer } : undefined;
+  });
+  const { answer, sessionStats } = state;
+  log(`the answer's items: ${JSON.stringify(answer.items.map((i) => `${i.id.slice(0, 8)} ${i.kind} ${i.text.slice(0, 60)}`))}; judged ${JSON.stringify(answer.judged)}`);
+  const adr = answer.items.find((i) => /PaymentGateway adapter in shop\/payments\.py/.test(i.text));
+  assert.ok(adr, JSON.stringify(answer.items));
+  const referenced = Object.entries(answer.judged).filter(([, used]) => used).map(([id]) => id);
+  assert.deepEqual(referenced, [adr.id], "the paraphrased memory, and only it, is referenced");
+  const judged = Object.keys(answer.judged).length;
+  assert.equal(judged, answer.items.length, "every injected item of the answer was judged");
+  assert.deepEqual([sessionStats.judged, sessionStats.referenced], [judged, 1]);
+
+  // the status bar's tooltip: "Referenced 1 of N (…)", utilization, refreshes per turn
+  await page.mouse.move(600, 300);
+  await statusItem().hover();
+  const hover = page.locator(".monaco-hover, .workbench-hover", { hasText: "injected into this chat session" }).first();
+  await hover.waitFor({ timeout: 20_000 });
+  const tip = flat(await hover.innerText());
+  const pct = Math.round((100 * 1) / judged);
+  assert.ok(tip.includes(`Referenced 1 of ${judged} (${pct} %) · utilization `), tip);
+  assert.match(tip, /utilization \d+ % · 0 refreshes per turn/, tip);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "loop-status-tooltip.png") });
+  await hover.screenshot({ path: join(OUT, "loop-status-tooltip-hover.png") });
+  log(`tooltip: ${tip}`);
+
+  // the manifest: the ADR's row says referenced, the others not
+  await page.mouse.move(600, 300);
+  await statusItem().click();
+  const manifest = flat(await rendered(/Nous manifest: in your own words[\s\S]*model's reply/));
+  writeFileSync(join(OUT, "loop-manifest.txt"), manifest);
+  assert.ok(manifest.includes(`The model's reply referenced 1 of the ${judged} injected ${judged === 1 ? "item" : "items"} (judged by nous/feedback)`), manifest);
+  assert.match(manifest, new RegExp(`${adr.id.slice(0, 8)} \\d+ [\\d.]+ referenced `), manifest);
+  assert.equal((manifest.match(/ not referenced /g) || []).length, judged - 1, manifest);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "loop-manifest.png") });
+
+  // nous stats on the same database counts it: the session, and its frame's answers
+  const cli = statsFromCli("--session", answer.sessionId, "--by", "frame");
+  assert.deepEqual([cli.judged, cli.referenced], [judged, 1]);
+  const relevance = cli.metrics.find((m) => m.name === "contextRelevance");
+  assert.equal(relevance.value, 1 / judged);
+  const overhead = cli.metrics.find((m) => m.name === "overhead");
+  assert.ok(overhead.value > 0, `the participant reported the conversation's tokens: ${JSON.stringify(overhead)}`);
+  assert.deepEqual(cli.groups.map((g) => [g.referenced, g.judged]), [[1, judged]]);
+  log(`nous stats --session ${answer.sessionId}: referenced ${cli.referenced} of ${cli.judged}; overhead ${overhead.basis}; by frame ${JSON.stringify(cli.groups.map((g) => g.key))}`);
+});
+
 // -- what the run left in the store (issue 26) -----------------------------------------------
 
 const ASKED = [

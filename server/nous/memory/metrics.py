@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 FINAL_OUTCOMES = ("success", "partial", "failure")
 
@@ -88,17 +89,7 @@ class MetricRows:
             "ORDER BY id",
             args,
         ).fetchall()
-        return [
-            Answer(
-                s, mode, frame, tokens, budget, refresh, conversation, elapsed, bool(cold),
-                id=row_id, at=at, profile=profile,
-                items=None if items is None else tuple(json.loads(items)),
-            )  # fmt: skip
-            for (
-                s, mode, frame, tokens, budget, refresh, conversation, elapsed, cold, row_id, at,
-                profile, items,
-            ) in rows  # fmt: skip
-        ]
+        return [_answer(row) for row in rows]
 
     def judged(self, project: str, session_id: str | None = None) -> list[Judged]:
         """The project's (or one of its sessions') usage rows, oldest first."""
@@ -130,6 +121,15 @@ class MetricRows:
             if name:
                 out.setdefault(name, []).append((str(memory_id), str(outcome)))
         return out
+
+
+def _answer(row: tuple[Any, ...]) -> Answer:
+    s, mode, frame, tokens, budget, refresh, conversation, elapsed, cold, row_id, at = row[:11]
+    profile, items = row[11:]
+    return Answer(
+        s, mode, frame, tokens, budget, refresh, conversation, elapsed, bool(cold), id=row_id,
+        at=at, profile=profile, items=None if items is None else tuple(json.loads(items)),
+    )  # fmt: skip
 
 
 def _of(project: str, session_id: str | None) -> tuple[str, tuple[str, ...]]:
