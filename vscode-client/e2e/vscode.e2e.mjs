@@ -9,9 +9,10 @@
 // #nousContext as session notes, and “Nous: Forget Chat Session…” removes them; an agent-mode tool
 // call (another participant passing its chat's invocation token, or none) is kept as a turn of
 // that chat's session, and Show Context for… keeps nothing; the memory browser lists chat captures
-// apart from project knowledge; after the run the store holds no query-only turn outside its
-// session (recalled from a new session with `nous recall`) and no test-model text. Screenshots go
-// to $NOUS_E2E_OUT (default e2e/out).
+// apart from project knowledge; a reply that paraphrases one injected memory is counted
+// referenced by the manifest, the status bar's tooltip and `nous stats` (issue 27's loop); after
+// the run the store holds no query-only turn outside its session (recalled from a new session
+// with `nous recall`) and no test-model text. Screenshots go to $NOUS_E2E_OUT (default e2e/out).
 //
 // Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous
 // installed, only to seed the test's memories from the command line), NOUS_E2E_BARE_PYTHON (a
@@ -898,9 +899,10 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
 
 // -- the feedback loop (issue 27 item 6) -----------------------------------------------------
 
-const OWN_WORDS = "in your own words: how should checkout take card payments?";
-// the fake model's reply (e2e/fake-model): the payments ADR said over, in its own sentence
-const PARAPHRASE = /Route the checkout's card payments through the PaymentGateway adapter/;
+const WEBHOOKS = "Carrier webhooks are verified with an HMAC-SHA256 signature before any parcel status changes.";
+const OWN_WORDS = "in your own words: how do we verify carrier webhooks?";
+// the fake model's reply (e2e/fake-model): the decision said over in its own sentence
+const PARAPHRASE = "We only let a carrier webhook change a parcel's status after its HMAC-SHA256 signature checks out.";
 
 /** `nous stats` from the command line against the e2e's database (the daemon's project). */
 function statsFromCli(...args) {
@@ -912,12 +914,19 @@ function statsFromCli(...args) {
 }
 
 test("an @nous reply that paraphrases one injected memory: the manifest, the status bar and nous stats count it referenced", async () => {
+  // a decision nothing has injected yet (its usage is its own), remembered in one chat…
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  await ask(`@nous /remember decision: ${WEBHOOKS}`);
+  await page.locator(".interactive-item-container", { hasText: "Remembered decision" }).last().waitFor({ timeout: SLOW });
+  // …and asked about in the next (in the same chat the history already holds it)
   await runCommand("Nous E2E: New Chat with Fake Model");
   const before = fakeRequests().length;
   await ask(`@nous ${OWN_WORDS}`);
   const request = await until("the model's request", () => fakeRequests().slice(before).find((r) => textOf(r.messages.at(-1)).includes(OWN_WORDS)));
-  assert.match(textOf(request.messages[0]), /PaymentGateway adapter in shop\/payments\.py/, "the payments ADR was injected");
-  await page.locator(".interactive-item-container", { hasText: "Route the checkout" }).last().waitFor({ timeout: SLOW });
+  assert.ok(textOf(request.messages[0]).includes(WEBHOOKS), "the decision was injected");
+  await page.locator(".interactive-item-container", { hasText: "carrier webhook change a parcel" }).last().waitFor({ timeout: SLOW });
+  await page.locator(".interactive-item-container", { hasText: "signature checks out" }).last().waitFor({ timeout: SLOW });
+  log(`the model's reply: ${PARAPHRASE}`);
   // the reply was judged (nous/feedback) and the session's figures fetched (nous/stats)
   const state = await until("the reply's verdicts and the session's stats", async () => {
     const s = await dumpState();
@@ -926,10 +935,10 @@ test("an @nous reply that paraphrases one injected memory: the manifest, the sta
   });
   const { answer, sessionStats } = state;
   log(`the answer's items: ${JSON.stringify(answer.items.map((i) => `${i.id.slice(0, 8)} ${i.kind} ${i.text.slice(0, 60)}`))}; judged ${JSON.stringify(answer.judged)}`);
-  const adr = answer.items.find((i) => /PaymentGateway adapter in shop\/payments\.py/.test(i.text));
-  assert.ok(adr, JSON.stringify(answer.items));
+  const decision = answer.items.find((i) => i.text.includes(WEBHOOKS));
+  assert.ok(decision, JSON.stringify(answer.items));
   const referenced = Object.entries(answer.judged).filter(([, used]) => used).map(([id]) => id);
-  assert.deepEqual(referenced, [adr.id], "the paraphrased memory, and only it, is referenced");
+  assert.deepEqual(referenced, [decision.id], "the paraphrased memory, and only it, is referenced");
   const judged = Object.keys(answer.judged).length;
   assert.equal(judged, answer.items.length, "every injected item of the answer was judged");
   assert.deepEqual([sessionStats.judged, sessionStats.referenced], [judged, 1]);
@@ -948,14 +957,14 @@ test("an @nous reply that paraphrases one injected memory: the manifest, the sta
   await hover.screenshot({ path: join(OUT, "loop-status-tooltip-hover.png") });
   log(`tooltip: ${tip}`);
 
-  // the manifest: the ADR's row says referenced, the others not
+  // the manifest: the decision's row says referenced, the others not
   await page.mouse.move(600, 300);
   await statusItem().click();
-  const manifest = flat(await rendered(/Nous manifest: in your own words[\s\S]*model's reply/));
+  const manifest = flat(await rendered(/Nous manifest: in your own words[\s\S]*The model's reply referenced/));
   writeFileSync(join(OUT, "loop-manifest.txt"), manifest);
   assert.ok(manifest.includes(`The model's reply referenced 1 of the ${judged} injected ${judged === 1 ? "item" : "items"} (judged by nous/feedback)`), manifest);
-  assert.match(manifest, new RegExp(`${adr.id.slice(0, 8)} \\d+ [\\d.]+ referenced `), manifest);
-  assert.equal((manifest.match(/ not referenced /g) || []).length, judged - 1, manifest);
+  assert.match(manifest, new RegExp(`${decision.id.slice(0, 8)} \\d+ [\\d.]+ referenced `), manifest);
+  assert.equal((manifest.match(/ unused /g) || []).length, judged - 1, manifest);
   await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "loop-manifest.png") });
 

@@ -71,7 +71,7 @@ export interface ManifestExtras {
   tally?: Tally;
   preview?: boolean;
   /** Memory id → whether the model's reply referenced it (`nous/feedback`), for the judged items
-   * of this answer. */
+   * of this answer: a `reply` column (referenced, unused, — not judged yet). */
   judged?: ReadonlyMap<string, boolean>;
 }
 
@@ -120,7 +120,7 @@ export function renderManifest(result: ContextResult, title: string, extras: Man
     const judged = extras.judged && extras.judged.size > 0 ? extras.judged : undefined;
     if (judged) out.push(judgedText(included, judged), "");
     out.push(
-      `| layer | kind | id | tokens | score |${judged ? " model's reply |" : ""} source | text |`,
+      `| layer | kind | id | tokens | score |${judged ? " reply |" : ""} source | text |`,
       `|---|---|---|---:|---:|${judged ? "---|" : ""}---|---|`,
     );
     for (const item of included) {
@@ -148,7 +148,7 @@ export function renderManifest(result: ContextResult, title: string, extras: Man
 }
 
 function usedText(referenced: boolean | undefined): string {
-  return referenced === undefined ? "not judged" : referenced ? "**referenced**" : "not referenced";
+  return referenced === undefined ? "—" : referenced ? "**referenced**" : "unused";
 }
 
 /** "The model's reply referenced **1** of the 3 injected items (judged by `nous/feedback`)." */

@@ -68,12 +68,12 @@ function memoryLines(text) {
 }
 
 /** Asked "in your own words", the model cites one memory it was given as a model does: in its
- * own sentence, reusing the memory's names (the adapter, the module, the processor) but not its
+ * own sentence, reusing the memory's names (the carrier, the parcel, the signature) but not its
  * wording. One paraphrase per memory the e2e's workspace holds. */
 const PARAPHRASES = [
   [
-    /PaymentGateway adapter in shop\/payments\.py/,
-    "Route the checkout's card payments through the PaymentGateway adapter (shop/payments.py) rather than talking to the card processor directly, so tests have a single place to mock.",
+    /Carrier webhooks are verified with an HMAC-SHA256 signature/,
+    "We only let a carrier webhook change a parcel's status after its HMAC-SHA256 signature checks out.",
   ],
 ];
 
