@@ -229,6 +229,9 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
     p = command("stats", _stats, "the seeds' metrics: relevance, utilization, refresh, overhead")
     p.add_argument("--session", help="one chat session's figures (default: the whole project)")
+    p.add_argument("--by", choices=("profile", "frame"),
+                   help="also per profile or frame: referenced share, utilization, refreshes "
+                   "per turn and the sessions' decisions' outcomes")  # fmt: skip
 
     wanted = set(argv) & set(RUNNERS)
     for name, (module_name, help_text) in RUNNERS.items():
@@ -369,7 +372,7 @@ def _status(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _stats(engine: Engine, args: argparse.Namespace) -> dict[str, Any]:
-    result = stats.compute(engine.store, engine.project_key, args.session)
+    result = stats.compute(engine.store, engine.project_key, args.session, args.by)
     return result.model_dump(mode="json", by_alias=True)
 
 
@@ -399,6 +402,28 @@ def _print_stats(data: dict[str, Any]) -> None:
         met = {True: "ok", False: "off target", None: "-"}[metric["met"]]
         print(f"  {_STAT_LABELS[metric['name']]:<20} {shown:<10} target {metric['target']:<36} "
               f"{met:<10} {metric['basis']}")  # fmt: skip
+    if data.get("by"):
+        _print_groups(data)
+
+
+def _percent(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:.0%}"
+
+
+def _print_groups(data: dict[str, Any]) -> None:
+    """One row per profile or frame: what its answers loaded and what of it was used."""
+    print(f"by {data['by']}:")
+    print(f"  {data['by']:<14} {'answers':>7} {'turns':>5} {'refresh/turn':>12} "
+          f"{'referenced':>18} {'utilization':>11} {'decisions (accuracy)':>21}")  # fmt: skip
+    for g in data["groups"]:
+        rate = "unknown" if g["refreshRate"] is None else f"{g['refreshRate']:.2f}"
+        used = f"{g['referenced']} of {g['judged']} ({_percent(g['referencedShare'])})"
+        decided = f"{g['decisions']} ({_percent(g['decisionAccuracy'])})"
+        print(f"  {code(g['key'], 40):<14} {g['answers']:>7} {g['turns']:>5} {rate:>12} "
+              f"{used:>18} {_percent(g['utilization']):>11} {decided:>21}")  # fmt: skip
+    if data["unattributed"]:
+        print(f"  ({data['unattributed']} judged items from answers that did not name their "
+              "items are in no group)")  # fmt: skip
 
 
 def _print_text(command: str, data: dict[str, Any]) -> None:

@@ -20,12 +20,12 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from nous import __version__
 from nous import protocol as p
@@ -113,6 +113,11 @@ def plain(exc: ValidationError) -> str:
     (no pydantic wording, no documentation URL)."""
     first = exc.errors()[0]
     field = ".".join(str(part) for part in first["loc"]) or "arguments"
+    bounds = first.get("ctx") or {}
+    if first["type"] == "greater_than_equal":
+        return f"invalid argument {field}: must be at least {bounds.get('ge')}"
+    if first["type"] == "less_than_equal":
+        return f"invalid argument {field}: must be at most {bounds.get('le')}"
     return f"invalid argument {field}: {_PLAIN.get(first['type'], first['msg'])}"
 
 
@@ -184,13 +189,21 @@ def build(memory: Memory) -> MCPServer[Any]:
             raise ToolError(str(exc)) from exc
 
     @server.tool(name="nous_context")
-    async def nous_context(ctx: Context[Any, Any], task: str = "") -> str:
+    async def nous_context(
+        ctx: Context[Any, Any],
+        task: str = "",
+        conversation_tokens: Annotated[int | None, Field(ge=0, le=100_000_000)] = None,
+    ) -> str:
         """This project's remembered context for the start of a task: decisions, conventions,
         constraints, procedures, recent changes, as a Markdown list inside the startup budget.
-        Call it once per task; give `task` as one sentence on what the user wants."""
+        Call it once per task; give `task` as one sentence on what the user wants, and, if you
+        know it, `conversation_tokens`: how many tokens your conversation holds so far (it
+        measures how much of it Nous's context is)."""
         params = _params(
-            p.ContextParams, {"input": task, "mode": "startup", "sessionId": memory.session_id}
-        )
+            p.ContextParams,
+            {"input": task, "mode": "startup", "sessionId": memory.session_id,
+             "conversationTokens": conversation_tokens},
+        )  # fmt: skip
 
         def work(engine: Engine) -> str:
             answer = chat.context(engine, params)

@@ -172,6 +172,8 @@ class StatsParams(Params):
     session_id: str | None = Field(default=None, min_length=1, max_length=200)
     active_file: str | None = Field(default=None, max_length=4096)
     """Picks the workspace folder (the project) as in `nous/context`; else the first."""
+    by: Literal["profile", "frame"] | None = None
+    """Also break the figures down per profile or per frame of the answers (`groups`)."""
 
 
 class Metric(Wire):
@@ -185,6 +187,33 @@ class Metric(Wire):
     met: bool | None
     basis: str
     """What the figure was computed from, in words."""
+
+
+class StatsGroup(Wire):
+    """The answers of one profile or frame, with the outcome signals credited to them (seed
+    002's fingerprints that learn): the judged items they injected, and the reviewed decisions
+    their chat sessions left."""
+
+    key: str
+    """The profile's or frame's name (`-`: a row that named none)."""
+    answers: int
+    turns: int
+    refreshes: int
+    judged: int
+    """Injected items of these answers `nous/feedback` judged against a reply."""
+    referenced: int
+    referenced_share: float | None
+    """referenced / judged; None when nothing was judged."""
+    utilization: float | None
+    """Mean injected tokens / budget over the answers with a budget."""
+    refresh_rate: float | None
+    """refreshes / turns; None without a session turn."""
+    sessions: int
+    """Chat sessions with an answer in this group."""
+    decisions: int
+    """Reviewed decisions those sessions left (remembered or captured in them)."""
+    decision_accuracy: float | None
+    """Their mean outcome (success 1, partial 0.5, failure 0); None without one."""
 
 
 class StatsResult(Wire):
@@ -201,6 +230,12 @@ class StatsResult(Wire):
     """Injected items `nous/feedback` judged against a reply."""
     referenced: int
     metrics: list[Metric]
+    by: Literal["profile", "frame"] | None = None
+    groups: list[StatsGroup] = Field(default_factory=list)
+    """Per profile or frame, when `by` was asked for; largest first."""
+    unattributed: int = 0
+    """With `by`: judged items whose injecting answer is unknown (logged before answers named
+    their items), in no group."""
 
 
 class Item(Wire):

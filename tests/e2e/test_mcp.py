@@ -149,6 +149,12 @@ async def test_remember_redacts_forget_retires_and_bad_arguments_are_tool_errors
             ("nous_nothing", {}, "nous_nothing"),
             # the SDK's own argument checks, in the agent's words too (issue 26)
             ("nous_recall", {"query": 5}, "invalid argument query: must be text"),
+            (
+                "nous_context",
+                {"conversation_tokens": -5},
+                "invalid argument conversation_tokens: must be at least 0",
+            ),
+            ("nous_context", {"conversation_tokens": "many"}, "conversation_tokens: must be a"),
             ("nous_recall", {"query": "x", "kinds": "decision"}, "kinds: must be a list"),
             ("nous_recall", {"query": "x", "kinds": ["decison"]}, "invalid kind 'decison'"),
             (
@@ -244,6 +250,38 @@ async def test_what_an_agents_task_states_opens_the_next_session_and_the_task_is
     assert not [
         k for k in kept if k[1].startswith("chat:agent-a#") and k != ("note", "chat:agent-a#0")
     ]
+
+
+@pytest.mark.timeout(900)
+async def test_an_agents_conversation_tokens_give_its_overhead_and_none_leave_it_unknown(
+    shop: tuple[Path, Path],
+) -> None:
+    db, folder = shop
+
+    def overhead(session_id: str) -> float | None:
+        shown = subprocess.run(
+            [sys.executable, "-m", "nous", "--db", str(db), "stats", "--json", "--session",
+             session_id],
+            cwd=folder, capture_output=True, text=True, check=True, timeout=300,
+        )  # fmt: skip
+        metrics = {m["name"]: m for m in json.loads(shown.stdout)["metrics"]}
+        value: float | None = metrics["overhead"]["value"]
+        return value
+
+    async with connect(db, folder, "--session", "agent-told") as session:
+        told = text(
+            await session.call_tool(
+                "nous_context", {"task": "change the checkout", "conversation_tokens": 5000}
+            )
+        )
+    used = body_and_footer(told)[1][0]
+    assert used > 0
+    async with connect(db, folder, "--session", "agent-silent") as session:
+        assert not (
+            await session.call_tool("nous_context", {"task": "change the checkout"})
+        ).is_error
+    assert overhead("agent-told") == pytest.approx(used / 5000)
+    assert overhead("agent-silent") is None  # unknown, not 0
 
 
 QUERIES = [

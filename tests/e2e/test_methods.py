@@ -227,6 +227,19 @@ async def test_stats_of_a_session_count_its_turns_and_judged_items(client: Langu
     assert cold is None or cold > 0
     project = as_dict(await call(client, "nous/stats", None))  # params optional: the project
     assert project["sessionId"] is None and project["answers"] >= 2
+    # per frame: a judged item is credited to the last answer that injected it (the first's
+    # frame is `question`, the second's `decision`)
+    framed = as_dict(await call(client, "nous/stats", {"sessionId": "e2e-stats", "by": "frame"}))
+    groups = {g["key"]: g for g in framed["groups"]}
+    assert (framed["by"], set(groups)) == ("frame", {first["frame"], second["frame"]})
+    injector = {
+        i["id"]: r["frame"] for r in (first, second) for s in r["sections"] for i in s["items"]
+    }
+    credited = {first["frame"]: 0, second["frame"]: 0}
+    for memory_id in [*fb["referenced"], *fb["notReferenced"]]:
+        credited[injector[memory_id]] += 1
+    assert {k: g["judged"] for k, g in groups.items()} == credited
+    assert sum(g["referenced"] for g in groups.values()) == len(fb["referenced"])
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -252,6 +265,7 @@ async def test_stats_of_a_session_count_its_turns_and_judged_items(client: Langu
         ("nous/remember", {"kind": "fact", "content": "x", "confidence": "0.5"}, "confidence"),
         ("nous/forget", {"id": "a", "purge": "true"}, "purge"),
         ("nous/stats", {"sessionId": 5}, "sessionId"),
+        ("nous/stats", {"by": "everything"}, "by"),
         ("nous/context", {"conversationTokens": -1}, "conversationTokens"),
     ],
 )

@@ -296,6 +296,7 @@ def test_chat_rows_kept_before_are_hashed_within_their_session(tmp_path: Path) -
         for column in ("project", "refresh", "conversation_tokens", "elapsed_ms", "cold"):
             conn.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
         conn.execute("ALTER TABLE usage DROP COLUMN project")
+        conn.execute("ALTER TABLE fingerprints DROP COLUMN items")  # nor migration 8's
     store.close()
     store = MemoryStore(path, HashEmbedder(), tokens.counter())
     try:

@@ -9,9 +9,10 @@
 // #nousContext as session notes, and “Nous: Forget Chat Session…” removes them; an agent-mode tool
 // call (another participant passing its chat's invocation token, or none) is kept as a turn of
 // that chat's session, and Show Context for… keeps nothing; the memory browser lists chat captures
-// apart from project knowledge; after the run the store holds no query-only turn outside its
-// session (recalled from a new session with `nous recall`) and no test-model text. Screenshots go
-// to $NOUS_E2E_OUT (default e2e/out).
+// apart from project knowledge; a reply that paraphrases one injected memory is counted
+// referenced by the manifest, the status bar's tooltip and `nous stats` (issue 27's loop); after
+// the run the store holds no query-only turn outside its session (recalled from a new session
+// with `nous recall`) and no test-model text. Screenshots go to $NOUS_E2E_OUT (default e2e/out).
 //
 // Needs: code-server on PATH, NOUS_VSIX (the platform VSIX), NOUS_PYTHON (a Python with nous
 // installed, only to seed the test's memories from the command line), NOUS_E2E_BARE_PYTHON (a
@@ -894,6 +895,88 @@ test("a nous.* setting change restarts the daemon; a Python without nous gets th
     return s.running && s.interpreter?.source === "bundled" && s.status?.project === "shop" ? s : undefined;
   }, SLOW, 1000);
   await until("the Nous status bar item again", async () => /Nous \d/.test(await statusItem().innerText()), SLOW);
+});
+
+// -- the feedback loop (issue 27 item 6) -----------------------------------------------------
+
+const WEBHOOKS = "Carrier webhooks are verified with an HMAC-SHA256 signature before any parcel status changes.";
+const OWN_WORDS = "in your own words: how do we verify carrier webhooks?";
+// the fake model's reply (e2e/fake-model): the decision said over in its own sentence
+const PARAPHRASE = "We only let a carrier webhook change a parcel's status after its HMAC-SHA256 signature checks out.";
+
+/** `nous stats` from the command line against the e2e's database (the daemon's project). */
+function statsFromCli(...args) {
+  const out = execFileSync(PYTHON, ["-m", "nous", "--db", join(scratch, "memory.db"), "--workspace", workspace, "stats", "--json", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
+  return JSON.parse(out);
+}
+
+test("an @nous reply that paraphrases one injected memory: the manifest, the status bar and nous stats count it referenced", async () => {
+  // a decision nothing has injected yet (its usage is its own), remembered in one chat…
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  await ask(`@nous /remember decision: ${WEBHOOKS}`);
+  await page.locator(".interactive-item-container", { hasText: "Remembered decision" }).last().waitFor({ timeout: SLOW });
+  // …and asked about in the next (in the same chat the history already holds it)
+  await runCommand("Nous E2E: New Chat with Fake Model");
+  const before = fakeRequests().length;
+  await ask(`@nous ${OWN_WORDS}`);
+  const request = await until("the model's request", () => fakeRequests().slice(before).find((r) => textOf(r.messages.at(-1)).includes(OWN_WORDS)));
+  assert.ok(textOf(request.messages[0]).includes(WEBHOOKS), "the decision was injected");
+  await page.locator(".interactive-item-container", { hasText: "carrier webhook change a parcel" }).last().waitFor({ timeout: SLOW });
+  await page.locator(".interactive-item-container", { hasText: "signature checks out" }).last().waitFor({ timeout: SLOW });
+  log(`the model's reply: ${PARAPHRASE}`);
+  // the reply was judged (nous/feedback) and the session's figures fetched (nous/stats)
+  const state = await until("the reply's verdicts and the session's stats", async () => {
+    const s = await dumpState();
+    const answer = s.manifests?.filter((m) => m.title === OWN_WORDS && !m.preview).at(-1);
+    return answer && Object.keys(answer.judged).length > 0 && s.sessionStats?.sessionId === answer.sessionId ? { ...s, answer } : undefined;
+  });
+  const { answer, sessionStats } = state;
+  log(`the answer's items: ${JSON.stringify(answer.items.map((i) => `${i.id.slice(0, 8)} ${i.kind} ${i.text.slice(0, 60)}`))}; judged ${JSON.stringify(answer.judged)}`);
+  const decision = answer.items.find((i) => i.text.includes(WEBHOOKS));
+  assert.ok(decision, JSON.stringify(answer.items));
+  const referenced = Object.entries(answer.judged).filter(([, used]) => used).map(([id]) => id);
+  assert.deepEqual(referenced, [decision.id], "the paraphrased memory, and only it, is referenced");
+  const judged = Object.keys(answer.judged).length;
+  assert.equal(judged, answer.items.length, "every injected item of the answer was judged");
+  assert.deepEqual([sessionStats.judged, sessionStats.referenced], [judged, 1]);
+
+  // the status bar's tooltip: "Referenced 1 of N (…)", utilization, refreshes per turn
+  await page.mouse.move(600, 300);
+  await statusItem().hover();
+  const hover = page.locator(".monaco-hover, .workbench-hover", { hasText: "injected into this chat session" }).first();
+  await hover.waitFor({ timeout: 20_000 });
+  const tip = flat(await hover.innerText());
+  const pct = Math.round((100 * 1) / judged);
+  assert.ok(tip.includes(`Referenced 1 of ${judged} (${pct} %) · utilization `), tip);
+  assert.match(tip, /utilization \d+ % · 0 refreshes per turn/, tip);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "loop-status-tooltip.png") });
+  await hover.screenshot({ path: join(OUT, "loop-status-tooltip-hover.png") });
+  log(`tooltip: ${tip}`);
+
+  // the manifest: the decision's row says referenced, the others not
+  await page.mouse.move(600, 300);
+  await statusItem().click();
+  const manifest = flat(await rendered(/Nous manifest: in your own words[\s\S]*The model's reply referenced/));
+  writeFileSync(join(OUT, "loop-manifest.txt"), manifest);
+  assert.ok(manifest.includes(`The model's reply referenced 1 of the ${judged} injected ${judged === 1 ? "item" : "items"} (judged by nous/feedback)`), manifest);
+  assert.match(manifest, new RegExp(`${decision.id.slice(0, 8)} \\d+ [\\d.]+ referenced `), manifest);
+  assert.equal((manifest.match(/ unused /g) || []).length, judged - 1, manifest);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: join(OUT, "loop-manifest.png") });
+
+  // nous stats on the same database counts it: the session, and its frame's answers
+  const cli = statsFromCli("--session", answer.sessionId, "--by", "frame");
+  assert.deepEqual([cli.judged, cli.referenced], [judged, 1]);
+  const relevance = cli.metrics.find((m) => m.name === "contextRelevance");
+  assert.equal(relevance.value, 1 / judged);
+  const overhead = cli.metrics.find((m) => m.name === "overhead");
+  assert.ok(overhead.value > 0, `the participant reported the conversation's tokens: ${JSON.stringify(overhead)}`);
+  assert.deepEqual(cli.groups.map((g) => [g.referenced, g.judged]), [[1, judged]]);
+  log(`nous stats --session ${answer.sessionId}: referenced ${cli.referenced} of ${cli.judged}; overhead ${overhead.basis}; by frame ${JSON.stringify(cli.groups.map((g) => g.key))}`);
 });
 
 // -- what the run left in the store (issue 26) -----------------------------------------------

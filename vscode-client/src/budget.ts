@@ -3,7 +3,7 @@
 
 import { countsText, type Tally } from "./ledger";
 import { count, inlineCode } from "./markdown";
-import type { TeamState } from "./protocol";
+import type { MetricName, StatsResult, TeamState } from "./protocol";
 
 /** 850 → "850", 1234 → "1.2k", 3000 → "3k", 12500 → "12.5k", 1_250_000 → "1.3M". */
 export function compact(n: number): string {
@@ -65,14 +65,39 @@ export function captureLine(capture: boolean): string {
     : "Chat capture: **off** — nothing from the chat is stored (`nous.capture`).";
 }
 
-/** Markdown tooltip: what the chat session was given in all, the session cap's own count, one row
- * per layer of the last injection, then project, language and task. `title`: the chat's first
+function metric(stats: StatsResult, name: MetricName): number | null {
+  return stats.metrics.find((m) => m.name === name)?.value ?? null;
+}
+
+function percent(share: number): string {
+  return `${Math.round(100 * share)} %`;
+}
+
+/** The chat session's seed metrics from `nous/stats`: "Referenced 3 of 5 (60 %) · utilization
+ * 42 % · 0.25 refreshes per turn"; a figure with nothing to measure yet says so. */
+export function statsLine(stats: StatsResult): string {
+  const parts = [
+    stats.judged > 0
+      ? `Referenced ${stats.referenced} of ${stats.judged} (${percent(stats.referenced / stats.judged)})`
+      : "Referenced: no reply judged yet",
+  ];
+  const utilization = metric(stats, "budgetUtilization");
+  parts.push(utilization === null ? "utilization unknown" : `utilization ${percent(utilization)}`);
+  const refresh = metric(stats, "refreshRate");
+  if (refresh !== null) parts.push(`${Number(refresh.toFixed(2))} refreshes per turn`);
+  return parts.join(" · ");
+}
+
+/** Markdown tooltip: what the chat session was given in all, how much of it the model's replies
+ * referenced (`stats`: the session's `nous/stats`, once known), the session cap's own count, one
+ * row per layer of the last injection, then project, language and task. `title`: the chat's first
  * prompt, when known. */
 export function tooltipMarkdown(
   tally: Tally | undefined,
   ws: Workspace,
   team?: TeamState,
   title?: string,
+  stats?: StatsResult,
 ): string {
   const lines: string[] = [];
   if (!tally) {
@@ -84,6 +109,7 @@ export function tooltipMarkdown(
     );
     if (title) lines.push(`Chat: “${escapeCell(title)}” · session ${inlineCode(tally.sessionId)}`, "");
     else lines.push(`Session ${inlineCode(tally.sessionId)}`, "");
+    if (stats && stats.sessionId === tally.sessionId) lines.push(statsLine(stats), "");
     const pct = tally.cap > 0 ? Math.round((100 * tally.capUsed) / tally.cap) : 0;
     lines.push(
       `Session cap (startup context, recalls, expands): ${count(tally.capUsed)} / ${count(tally.cap)} tokens (${pct}%); each answer's turn context has its own budget.`,

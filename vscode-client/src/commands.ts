@@ -56,6 +56,7 @@ async function showManifest(daemon: Daemon, manifest: Manifest): Promise<void> {
     titles: await droppedTitles(daemon, manifest.result),
     tally: manifest.tally,
     preview: manifest.preview,
+    judged: manifest.judged,
   };
   await showDocument(renderManifest(manifest.result, manifest.title, extras));
 }

@@ -9,7 +9,7 @@ import { ChatSessions, registerForgetSession } from "./forgetSession";
 import type { Interpreter } from "./interpreter";
 import type { Tally } from "./ledger";
 import { registerParticipant } from "./participant";
-import type { BudgetNotification, StatusResult } from "./protocol";
+import type { BudgetNotification, StatsResult, StatusResult } from "./protocol";
 import { affectsDaemon } from "./settings";
 import { State } from "./state";
 import { StatusBar } from "./statusBar";
@@ -24,7 +24,19 @@ export interface NousApi {
   statusText(): string;
   /** The last manifests, oldest first: what each answer injected, in which session (and that
    * session's cap: an agent's session has the agent's). */
-  manifests(): { title: string; sessionId: string | null; sessionCap: number; mode: string; tokens: number; preview: boolean }[];
+  manifests(): {
+    title: string;
+    sessionId: string | null;
+    sessionCap: number;
+    mode: string;
+    tokens: number;
+    preview: boolean;
+    /** The injected items, and the verdict of the model's reply on each one judged. */
+    items: { id: string; kind: string; text: string }[];
+    judged: Record<string, boolean>;
+  }[];
+  /** The last `nous/stats` of the chat session the status bar shows. */
+  sessionStats(): StatsResult | undefined;
   request<R>(method: string, params?: object): Promise<R>;
   isRunning(): boolean;
   /** The Python the daemon runs on and where it came from (`bundled`: the VSIX's own server). */
@@ -94,7 +106,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<NousAp
         mode: m.result.mode,
         tokens: m.result.tokens,
         preview: m.preview,
+        items: m.result.sections.flatMap((s) => s.items.map((i) => ({ id: i.id, kind: i.kind, text: i.text }))),
+        judged: Object.fromEntries(m.judged),
       })),
+    sessionStats: () => state.statsOf(state.ledger.current),
     request: (method, params) => daemon.request(method, params),
     isRunning: () => daemon.isRunning,
     interpreter: () => daemon.interpreter,

@@ -70,6 +70,9 @@ export interface ManifestExtras {
   titles?: ReadonlyMap<string, string>;
   tally?: Tally;
   preview?: boolean;
+  /** Memory id → whether the model's reply referenced it (`nous/feedback`), for the judged items
+   * of this answer: a `reply` column (referenced, unused, — not judged yet). */
+  judged?: ReadonlyMap<string, boolean>;
 }
 
 /** One line on a limit that refused (or cut) the request: its name, the count, the message. */
@@ -114,10 +117,16 @@ export function renderManifest(result: ContextResult, title: string, extras: Man
   if (included.length === 0) {
     out.push("Nothing from memory was injected.", "");
   } else {
-    out.push("| layer | kind | id | tokens | score | source | text |", "|---|---|---|---:|---:|---|---|");
+    const judged = extras.judged && extras.judged.size > 0 ? extras.judged : undefined;
+    if (judged) out.push(judgedText(included, judged), "");
+    out.push(
+      `| layer | kind | id | tokens | score |${judged ? " reply |" : ""} source | text |`,
+      `|---|---|---|---:|---:|${judged ? "---|" : ""}---|---|`,
+    );
     for (const item of included) {
+      const verdict = judged ? ` ${usedText(judged.get(item.id))} |` : "";
       out.push(
-        `| ${cell(item.layer)} | ${cell(item.kind)} | \`${shortId(item.id)}\` | ${item.tokens} | ${item.score.toFixed(2)} | ${cell(sourceLabel(item.source))} | ${textCell(item.text, 160)} |`,
+        `| ${cell(item.layer)} | ${cell(item.kind)} | \`${shortId(item.id)}\` | ${item.tokens} | ${item.score.toFixed(2)} |${verdict} ${cell(sourceLabel(item.source))} | ${textCell(item.text, 160)} |`,
       );
     }
     out.push("");
@@ -136,6 +145,21 @@ export function renderManifest(result: ContextResult, title: string, extras: Man
   }
   out.push("## Text as injected", "", fenced(result.text, "markdown"), "");
   return out.join("\n");
+}
+
+function usedText(referenced: boolean | undefined): string {
+  return referenced === undefined ? "—" : referenced ? "**referenced**" : "unused";
+}
+
+/** "The model's reply referenced **1** of the 3 injected items (judged by `nous/feedback`)." */
+export function judgedText(included: Item[], judged: ReadonlyMap<string, boolean>): string {
+  const verdicts = included.map((i) => judged.get(i.id)).filter((v): v is boolean => v !== undefined);
+  const referenced = verdicts.filter(Boolean).length;
+  const by = `by ${inlineCode("nous/feedback")}`;
+  if (verdicts.length === included.length) {
+    return `The model's reply referenced **${referenced}** of the ${included.length} injected ${included.length === 1 ? "item" : "items"} (judged ${by}).`;
+  }
+  return `The model's reply referenced **${referenced}** of the ${verdicts.length} injected items judged so far (${included.length} injected; ${by}).`;
 }
 
 function droppedRow(d: Dropped, title: string | undefined): string {

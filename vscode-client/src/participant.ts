@@ -1,7 +1,9 @@
 /** The `@nous` chat participant: turn-mode context from `nous/context` (with the chat history,
- * for dedup and refresh), the prompt plus context sent to the chosen model with the Nous tools
- * offered, the manifest as references, `nous/feedback` after the reply; and the commands
- * /remember, /recall, /forget and /context. */
+ * for dedup and refresh, and its size in the model's tokens, for the context overhead), the
+ * prompt plus context sent to the chosen model with the Nous tools offered, the manifest as
+ * references, `nous/feedback` after the reply (its verdicts marked on the manifests) and the
+ * session's `nous/stats` for the status bar; and the commands /remember, /recall, /forget and
+ * /context. */
 
 import * as vscode from "vscode";
 import type { Daemon } from "./daemon";
@@ -14,10 +16,13 @@ import {
   NOUS_FORGET,
   NOUS_RECALL,
   NOUS_REMEMBER,
+  NOUS_STATS,
   type ContextResult,
+  type FeedbackResult,
   type ForgetResult,
   type Message,
   type RememberResult,
+  type StatsResult,
 } from "./protocol";
 import type { ChatSessions } from "./forgetSession";
 import { newSessionId, type State } from "./state";
@@ -137,13 +142,16 @@ async function answer(
 ): Promise<void> {
   const prompt = plainPrompt(request);
   stream.progress("Assembling project context…");
+  const conversation = conversationOf(chat.history);
+  const activeFile = vscode.window.activeTextEditor?.document.uri.toString();
   const context = await daemon.request<ContextResult>(NOUS_CONTEXT, {
     input: prompt,
     mode: "turn",
     sessionId,
-    conversation: conversationOf(chat.history),
+    conversation,
     modelMaxTokens: request.model.maxInputTokens > 0 ? request.model.maxInputTokens : undefined,
-    activeFile: vscode.window.activeTextEditor?.document.uri.toString(),
+    activeFile,
+    conversationTokens: await conversationTokens(request.model, conversation, prompt, daemon, token),
   });
   const tally = state.injected(prompt, context);
   showReferences(stream, context);
@@ -218,10 +226,35 @@ async function answer(
   stream.button({ command: "nous.showManifest", title: last ? summaryLine(last.result, last.tally) : summaryLine(context, tally) });
   if (reply.trim()) {
     try {
-      await daemon.request(NOUS_FEEDBACK, { sessionId, response: reply });
+      state.judged(await daemon.request<FeedbackResult>(NOUS_FEEDBACK, { sessionId, response: reply }));
     } catch (err) {
       daemon.log(`feedback failed: ${String(err)}`);
     }
+  }
+  try {
+    // the session's figures for the status bar's tooltip: referenced share, utilization, refreshes
+    state.setStats(await daemon.request<StatsResult>(NOUS_STATS, { sessionId, activeFile }));
+  } catch (err) {
+    daemon.log(`stats failed: ${String(err)}`);
+  }
+}
+
+/** The conversation's size as the chosen model counts it: the history sent to it and this
+ * turn's prompt (`conversationTokens`: the context overhead of `nous stats`); unknown when the
+ * model cannot count. */
+async function conversationTokens(
+  model: vscode.LanguageModelChat,
+  conversation: Message[],
+  prompt: string,
+  daemon: Daemon,
+  token: vscode.CancellationToken,
+): Promise<number | undefined> {
+  try {
+    const counted = await model.countTokens([...conversation.map((m) => m.content), prompt].join("\n"), token);
+    return Number.isInteger(counted) && counted >= 0 ? counted : undefined;
+  } catch (err) {
+    daemon.log(`counting the conversation's tokens failed: ${String(err)}`);
+    return undefined;
   }
 }
 

@@ -38,6 +38,10 @@ export interface ContextParams {
   /** The session is an agent's (an agent-mode model's tool call): the agent's recall limit and
    * session cap apply, fixed when the session is first opened. */
   agent?: boolean;
+  /** The tokens of the conversation so far as the client counts them (the history it sends the
+   * model and this turn's input): `nous/stats`' context overhead is the injected tokens over
+   * these. */
+  conversationTokens?: number;
 }
 
 export interface RecallParams {
@@ -196,6 +200,39 @@ export interface StatusResult {
   /** Whether chat turns and session notes are kept (the `capture` setting). */
   capture?: boolean;
   [key: string]: unknown;
+}
+
+/** `nous/stats`: the seeds' metrics of this project or one of its chat sessions. */
+export interface StatsParams {
+  sessionId?: string;
+  activeFile?: string;
+  by?: "profile" | "frame";
+}
+
+export type MetricName = "contextRelevance" | "budgetUtilization" | "refreshRate" | "coldStart" | "overhead";
+
+export interface Metric {
+  name: MetricName;
+  /** null: unknown (nothing recorded to measure it on; `basis` says why). */
+  value: number | null;
+  unit: "share" | "perTurn" | "ms";
+  target: string;
+  met: boolean | null;
+  basis: string;
+}
+
+export interface StatsResult {
+  project: string;
+  sessionId: string | null;
+  sessions: number;
+  answers: number;
+  /** Turns of chat sessions a refresh verdict was made for. */
+  turns: number;
+  refreshes: number;
+  /** Injected items `nous/feedback` judged against a reply. */
+  judged: number;
+  referenced: number;
+  metrics: Metric[];
 }
 
 export interface LayerUse {

@@ -3,7 +3,7 @@
  * facts for the tooltip, and the chat session a tool call belongs to. */
 
 import * as vscode from "vscode";
-import type { BudgetNotification, ContextResult } from "./protocol";
+import type { BudgetNotification, ContextResult, FeedbackResult, StatsResult } from "./protocol";
 import type { Workspace } from "./budget";
 import { Ledger, type Tally } from "./ledger";
 import { tokenSession } from "./toolTurns";
@@ -16,7 +16,12 @@ export interface Manifest {
   preview: boolean;
   /** The session's tally right after this answer (none for a preview). */
   tally: Tally | undefined;
+  /** Memory id → whether the model's reply referenced it (`nous/feedback`), for the items of
+   * this answer that were judged; empty until a reply is. */
+  judged: Map<string, boolean>;
 }
+
+const MAX_STATS = 50;
 
 export class State {
   lastManifest: Manifest | undefined;
@@ -26,6 +31,8 @@ export class State {
   /** Every injection this window made, per chat session. */
   readonly ledger = new Ledger();
   workspace: Workspace = {};
+  /** The last `nous/stats` of each chat session (referenced share, utilization, refreshes). */
+  private readonly stats = new Map<string, StatsResult>();
   /** Session of the `@nous` request in flight, so tools it calls share its session cap. */
   private activeSession: string | undefined;
   /** Session for tool calls from other participants and agents in this window. */
@@ -40,12 +47,39 @@ export class State {
   injected(title: string, result: ContextResult, options: { preview?: boolean } = {}): Tally | undefined {
     const preview = options.preview === true;
     const tally = preview ? undefined : this.ledger.add(result);
-    this.lastManifest = { title, result, at: new Date(), preview, tally };
+    this.lastManifest = { title, result, at: new Date(), preview, tally, judged: new Map() };
     this.manifests.push(this.lastManifest);
     if (this.manifests.length > 50) this.manifests.shift();
     if (typeof result.intent.task === "string") this.workspace = { ...this.workspace, task: result.intent.task };
     this.changed.fire();
     return tally;
+  }
+
+  /** A reply was judged: each judged item is marked on the last answer of its session that
+   * injected it (as the daemon credits it). */
+  judged(feedback: FeedbackResult): void {
+    const verdicts: [string, boolean][] = [
+      ...feedback.referenced.map((id): [string, boolean] => [id, true]),
+      ...feedback.notReferenced.map((id): [string, boolean] => [id, false]),
+    ];
+    const answers = this.manifests.filter((m) => !m.preview && m.result.session.id === feedback.sessionId).reverse();
+    for (const [id, referenced] of verdicts) {
+      const answer = answers.find((m) => m.result.sections.some((s) => s.items.some((i) => i.id === id)));
+      answer?.judged.set(id, referenced);
+    }
+    this.changed.fire();
+  }
+
+  setStats(stats: StatsResult): void {
+    if (!stats.sessionId) return;
+    this.stats.delete(stats.sessionId);
+    this.stats.set(stats.sessionId, stats);
+    while (this.stats.size > MAX_STATS) this.stats.delete(this.stats.keys().next().value as string);
+    this.changed.fire();
+  }
+
+  statsOf(sessionId: string | undefined): StatsResult | undefined {
+    return sessionId === undefined ? undefined : this.stats.get(sessionId);
   }
 
   setBudget(budget: BudgetNotification): void {

@@ -1,6 +1,7 @@
 /** The `Nous 1.2k/3k` status-bar item: the tokens injected into the current chat session (the
- * ledger's tally: the sum of its manifests) over the session cap; tooltip from `budget.ts`,
- * colour by the session cap's own count, click shows the last manifest. */
+ * ledger's tally: the sum of its manifests) over the session cap; tooltip from `budget.ts` (with
+ * the session's `nous/stats`: referenced share, utilization, refreshes per turn), colour by the
+ * session cap's own count, click shows the last manifest. */
 
 import * as vscode from "vscode";
 import { level, statusText, tooltipMarkdown } from "./budget";
@@ -42,7 +43,8 @@ export class StatusBar implements vscode.Disposable {
     }
     this.item.text = statusText({ used: tally?.injected ?? 0, cap, team });
     const title = tally ? this.sessionTitle(tally.sessionId) : undefined;
-    const tooltip = new vscode.MarkdownString(tooltipMarkdown(tally, this.state.workspace, team, title), true);
+    const stats = this.state.statsOf(tally?.sessionId);
+    const tooltip = new vscode.MarkdownString(tooltipMarkdown(tally, this.state.workspace, team, title, stats), true);
     this.item.tooltip = tooltip;
     const look = level(tally?.capUsed ?? 0, cap);
     this.item.backgroundColor =

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compact, level, statusText, teamLine, tooltipMarkdown } from "../src/budget";
+import { compact, level, statsLine, statusText, teamLine, tooltipMarkdown } from "../src/budget";
 import type { Tally } from "../src/ledger";
+import type { StatsResult } from "../src/protocol";
 
 test("token counts are compact: 850, 1.2k, 3k, 12.5k, 1.3M", () => {
   assert.deepEqual([850, 1234, 3000, 12_500, 1_250_000, 0, -4].map(compact), ["850", "1.2k", "3k", "12.5k", "1.3M", "0", "0"]);
@@ -87,4 +88,43 @@ test("the tooltip says when the team store is down and the answer was local only
   assert.doesNotMatch(tooltipMarkdown(tally(), {}, "off"), /Team store/);
   assert.equal(teamLine(undefined), undefined);
   assert.match(teamLine("up") ?? "", /Team store: \*\*up\*\*/);
+});
+
+function stats(overrides: Partial<StatsResult> = {}, values: Record<string, number | null> = {}): StatsResult {
+  const value = (name: string, fallback: number | null): number | null => (name in values ? values[name]! : fallback);
+  return {
+    project: "shop-1",
+    sessionId: "vscode-chat-1",
+    sessions: 1,
+    answers: 4,
+    turns: 4,
+    refreshes: 1,
+    judged: 5,
+    referenced: 3,
+    metrics: [
+      { name: "contextRelevance", value: value("contextRelevance", 0.6), unit: "share", target: "> 40 % referenced", met: true, basis: "" },
+      { name: "budgetUtilization", value: value("budgetUtilization", 0.4213), unit: "share", target: "", met: false, basis: "" },
+      { name: "refreshRate", value: value("refreshRate", 0.25), unit: "perTurn", target: "", met: true, basis: "" },
+      { name: "coldStart", value: null, unit: "ms", target: "", met: null, basis: "" },
+      { name: "overhead", value: null, unit: "share", target: "", met: null, basis: "" },
+    ],
+    ...overrides,
+  };
+}
+
+test("the session's stats line: referenced 3 of 5 (60 %), utilization, refreshes per turn", () => {
+  assert.equal(statsLine(stats()), "Referenced 3 of 5 (60 %) · utilization 42 % · 0.25 refreshes per turn");
+  assert.equal(statsLine(stats({}, { refreshRate: 0 })), "Referenced 3 of 5 (60 %) · utilization 42 % · 0 refreshes per turn");
+  assert.equal(
+    statsLine(stats({ judged: 0, referenced: 0, turns: 0 }, { contextRelevance: null, budgetUtilization: null, refreshRate: null })),
+    "Referenced: no reply judged yet · utilization unknown",
+  );
+});
+
+test("the tooltip carries the stats of its own session only", () => {
+  const md = tooltipMarkdown(tally(), { project: "shop" }, undefined, undefined, stats());
+  assert.match(md, /Session `vscode-chat-1`\n\nReferenced 3 of 5 \(60 %\) · utilization 42 % · 0\.25 refreshes per turn\n/);
+  const other = tooltipMarkdown(tally(), { project: "shop" }, undefined, undefined, stats({ sessionId: "vscode-chat-2" }));
+  assert.doesNotMatch(other, /Referenced/);
+  assert.doesNotMatch(tooltipMarkdown(tally(), { project: "shop" }), /Referenced/);
 });

@@ -113,3 +113,28 @@ test("/remember takes an optional known kind prefix", () => {
   assert.deepEqual(parseRemember("Note: the API is at v2"), { kind: "note", content: "the API is at v2" });
   assert.deepEqual(parseRemember("http: is a scheme"), { kind: "note", content: "http: is a scheme" });
 });
+
+test("a judged answer's manifest marks each injected item referenced or not, and counts them", () => {
+  const judged = new Map([
+    ["501618aaaaaaaaaa", true],
+    ["b277dcbbbbbbbbbb", false],
+    ["6ccb6bcccccccccc", false],
+  ]);
+  const md = renderManifest(result(), "how do we store data?", { judged });
+  assert.match(md, /The model's reply referenced \*\*1\*\* of the 3 injected items judged so far \(4 injected; by `nous\/feedback`\)\./);
+  assert.match(md, /\| layer \| kind \| id \| tokens \| score \| reply \| source \| text \|/);
+  assert.match(md, /\| `501618aa` \| 22 \| 0\.71 \| \*\*referenced\*\* \|/);
+  assert.match(md, /\| `b277dcbb` \| 8 \| 0\.60 \| unused \|/);
+  assert.match(md, /\| `dd89f7dd` \| 8 \| 0\.50 \| — \|/);
+  judged.set("dd89f7dddddddddd", true);
+  const all = renderManifest(result(), "how do we store data?", { judged });
+  assert.match(all, /The model's reply referenced \*\*2\*\* of the 4 injected items \(judged by `nous\/feedback`\)\./);
+});
+
+test("an answer no reply has judged yet has no verdict column", () => {
+  for (const judged of [undefined, new Map<string, boolean>()]) {
+    const md = renderManifest(result(), "how do we store data?", { judged });
+    assert.match(md, /\| layer \| kind \| id \| tokens \| score \| source \| text \|/);
+    assert.doesNotMatch(md, /\| reply \||model's reply/);
+  }
+});

@@ -113,7 +113,8 @@ def record(
     """Persist what was injected (for feedback and refresh) and the tokens it cost; `topic` is
     the embedding of the input the context was built for (what refresh compares against). The
     fingerprint is logged with the turn's refresh verdict, the conversation's tokens the client
-    reported and how long the context took to build (`nous stats`)."""
+    reported, how long the context took to build and the ids it injected (`nous stats`, whose
+    `--by` credits a judged item to the answer that injected it)."""
     items = [item for section in result.sections for item in section.items]
     session.injected += [{"id": i.id, "text": i.text, "judged": False} for i in items]
     state: dict[str, object] = {"frame": result.frame}
@@ -126,7 +127,8 @@ def record(
         session.recalls += 1
     store.save_session(session, result.tokens if counted else 0)
     logged = {**result.fingerprint, "refresh": result.refresh,
-              "conversationTokens": conversation_tokens, "elapsedMs": elapsed_ms}  # fmt: skip
+              "conversationTokens": conversation_tokens, "elapsedMs": elapsed_ms,
+              "items": [i.id for i in items]}  # fmt: skip
     store.log_fingerprint(session.id, logged, session.project)
 
 

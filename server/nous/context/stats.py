@@ -15,27 +15,36 @@ what the store already records: `nous stats` and `nous/stats`.
   < 500 ms);
 - context overhead = Σ injected tokens / Σ conversation tokens, over the turns whose client
   reported the conversation's size (`conversationTokens`); unknown when none did (target
-  < 15 %)."""
+  < 15 %).
+
+With `by` (`profile` or `frame`), the referenced share, utilization and refreshes per turn of
+each profile's or frame's answers, with their sessions' decisions' outcomes
+(`nous.context.outcomes`)."""
 
 from __future__ import annotations
 
+from nous.context import outcomes
+from nous.context.outcomes import REBUILDS, By
 from nous.memory.interface import Store
 from nous.memory.metrics import Answer
 from nous.protocol import Metric, StatsResult
-
-REBUILDS = frozenset({"frame-switch", "decision-point", "topic-drift", "token-pressure"})
-"""Refresh verdicts that rebuilt the context (`session.refresh_reason`)."""
 
 
 def _share(part: float, whole: float) -> float | None:
     return part / whole if whole else None
 
 
-def compute(store: Store, project: str, session_id: str | None = None) -> StatsResult:
-    """The five metrics of `project` (a project key), or of its chat session `session_id`."""
+def compute(
+    store: Store,
+    project: str,
+    session_id: str | None = None,
+    by: By | None = None,
+) -> StatsResult:
+    """The five metrics of `project` (a project key), or of its chat session `session_id`;
+    with `by`, also per profile or frame."""
     judged, referenced = store.usage_counts(project, session_id)
     answers = store.answers(project, session_id)
-    return StatsResult(
+    result = StatsResult(
         project=project,
         session_id=session_id,
         sessions=len({a.session_id for a in answers if _chat(a.session_id)}),
@@ -52,15 +61,22 @@ def compute(store: Store, project: str, session_id: str | None = None) -> StatsR
             _overhead(answers),
         ],
     )
+    if by is not None:
+        decisions = store.session_decisions(f"project:{project}")  # the project's scope
+        learned, unattributed = outcomes.learn(
+            answers, store.judged(project, session_id), decisions
+        )
+        result.by, result.groups = by, outcomes.groups(learned, by)
+        result.unattributed = unattributed
+    return result
 
 
 def _chat(session_id: str | None) -> bool:
-    """A chat session's id, not a one-shot answer's (`adhoc-…`: no session was named)."""
-    return bool(session_id) and not (session_id or "").startswith("adhoc-")
+    return outcomes.is_chat(session_id)
 
 
 def _turns(answers: list[Answer]) -> list[Answer]:
-    return [a for a in answers if a.mode == "turn" and a.refresh is not None]
+    return [a for a in answers if outcomes.is_turn(a)]
 
 
 def _relevance(judged: int, referenced: int) -> Metric:

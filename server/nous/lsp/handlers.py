@@ -81,7 +81,7 @@ def status(engine: Engine, params: p.StatusParams) -> dict[str, Any]:
 
 
 def stats_of(engine: Engine, params: p.StatsParams) -> dict[str, Any]:
-    return _dump(stats.compute(engine.store, engine.project_key, params.session_id))
+    return _dump(stats.compute(engine.store, engine.project_key, params.session_id, params.by))
 
 
 def list_memories(engine: Engine, params: p.ListParams) -> dict[str, Any]:

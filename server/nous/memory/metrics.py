@@ -5,8 +5,10 @@ and `nous.context.stats`."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 FINAL_OUTCOMES = ("success", "partial", "failure")
 
@@ -29,6 +31,22 @@ class Answer:
     """How long building the context took (`nous/context`; None for a recall)."""
     cold: bool
     """The first answer of its process (of the store object that logged it)."""
+    id: int = 0
+    """The row's id: the order answers were given in."""
+    at: str = ""
+    profile: str | None = None
+    items: tuple[str, ...] | None = None
+    """The ids of the memories the answer injected; None for a row from before migration 8."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One usage row: an injected memory `nous/feedback` judged against a reply."""
+
+    session_id: str
+    memory_id: str
+    at: str
+    referenced: bool
 
 
 class MetricRows:
@@ -67,13 +85,51 @@ class MetricRows:
         where, args = _of(project, session_id)
         rows = self._conn.execute(
             "SELECT session_id, mode, frame, total_tokens, budget, refresh, conversation_tokens, "
-            f"elapsed_ms, cold FROM fingerprints WHERE {where} ORDER BY id",
+            f"elapsed_ms, cold, id, at, profile, items FROM fingerprints WHERE {where} "
+            "ORDER BY id",
             args,
         ).fetchall()
-        return [
-            Answer(s, mode, frame, tokens, budget, refresh, conversation, elapsed, bool(cold))
-            for s, mode, frame, tokens, budget, refresh, conversation, elapsed, cold in rows
-        ]
+        return [_answer(row) for row in rows]
+
+    def judged(self, project: str, session_id: str | None = None) -> list[Judged]:
+        """The project's (or one of its sessions') usage rows, oldest first."""
+        where, args = _of(project, session_id)
+        rows = self._conn.execute(
+            f"SELECT session_id, memory_id, at, referenced FROM usage WHERE {where} "
+            "ORDER BY at, rowid",
+            args,
+        ).fetchall()
+        return [Judged(s, m, at, bool(r)) for s, m, at, r in rows]
+
+    def session_decisions(self, scope: str) -> dict[str, list[tuple[str, str]]]:
+        """(decision id, outcome) of the reviewed decisions each chat session of `scope` left,
+        by session: a decision (or a captured decision note, tag `dec`) whose source names the
+        session (`chat:<session>`, as `@nous /remember` writes it, or `chat:<session>#<turn>`,
+        as capture does) with a final outcome logged; a forgotten one does not count."""
+        rows = self._conn.execute(
+            "SELECT id, source, outcome FROM memories INDEXED BY memories_source "
+            "WHERE source >= 'chat:' AND source < 'chat;' AND scope = ? "
+            "AND (kind = 'decision' OR (kind = 'note' AND EXISTS "
+            "(SELECT 1 FROM json_each(memories.tags) WHERE value = 'dec'))) "
+            "AND outcome IN (?, ?, ?) AND status != 'inactive' ORDER BY seq",
+            (scope, *FINAL_OUTCOMES),
+        ).fetchall()
+        out: dict[str, list[tuple[str, str]]] = {}
+        for memory_id, source, outcome in rows:
+            session = str(source)[len("chat:") :].rpartition("#")
+            name = session[0] if session[1] and session[2].isdigit() else "".join(session)
+            if name:
+                out.setdefault(name, []).append((str(memory_id), str(outcome)))
+        return out
+
+
+def _answer(row: tuple[Any, ...]) -> Answer:
+    s, mode, frame, tokens, budget, refresh, conversation, elapsed, cold, row_id, at = row[:11]
+    profile, items = row[11:]
+    return Answer(
+        s, mode, frame, tokens, budget, refresh, conversation, elapsed, bool(cold), id=row_id,
+        at=at, profile=profile, items=None if items is None else tuple(json.loads(items)),
+    )  # fmt: skip
 
 
 def _of(project: str, session_id: str | None) -> tuple[str, tuple[str, ...]]:

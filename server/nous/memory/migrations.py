@@ -302,6 +302,20 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        8,
+        "a fingerprint names the memories its answer injected",
+        # Fingerprints that learn (seed 002, `nous stats --by profile|frame`): a judged usage row
+        # is credited to the answer that injected its memory, so a profile or frame whose
+        # answers load what is never referenced shows up. Rows from before name none (NULL):
+        # their judged items are in no group.
+        """
+        ALTER TABLE fingerprints ADD COLUMN items TEXT;
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 

@@ -154,16 +154,18 @@ class UsageRows:
         self, session_id: str | None, data: dict[str, Any], project: str | None = None
     ) -> None:
         """One row of local fingerprint telemetry (never sent anywhere); `refresh`,
-        `conversationTokens` and `elapsedMs` in `data` are optional (a session's turn has the
-        first, a client that reports its conversation's size the second, a built context the
-        third). The first answer this store object logs is marked cold: the process's first."""
+        `conversationTokens`, `elapsedMs` and `items` in `data` are optional (a session's turn
+        has the first, a client that reports its conversation's size the second, a built
+        context the third, an answer that knows what it injected the ids: `nous stats --by`).
+        The first answer this store object logs is marked cold: the process's first."""
+        items = data.get("items")
         cold, self._answered = not self._answered, True
         with self.write():
             self._conn.execute(
                 "INSERT INTO fingerprints (session_id, at, frame, mode, complexity, file_count, "
                 "file_hash, profile, total_tokens, budget, kinds, compression_ratio, tier_counts, "
-                "selected, available, project, refresh, conversation_tokens, elapsed_ms, cold) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "selected, available, project, refresh, conversation_tokens, elapsed_ms, cold, "
+                "items) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id, now(), data["frame"], data["mode"], data["complexity"],
                     data["fileCount"], data["fileHash"], data["profile"], data["totalTokens"],
@@ -171,6 +173,7 @@ class UsageRows:
                     json.dumps(data["tierCounts"]), data["selected"], data["available"],
                     project, data.get("refresh"), data.get("conversationTokens"),
                     data.get("elapsedMs"), int(cold),
+                    None if items is None else json.dumps(items),
                 ),
             )  # fmt: skip
 

@@ -3,7 +3,8 @@
 // from the context it was given would: it says again the memories Nous injected ("According to the
 // project's records: …"), with no test marker of its own that could leak into the store; asked to
 // "use recall: QUERY" it emits a nous_recall tool call first and answers from its result; asked to
-// "let's settle …" it settles a decision and leaves a next step (session continuity). Commands let
+// "let's settle …" it settles a decision and leaves a next step (session continuity); asked "in your
+// own words" it paraphrases one memory it was given (the feedback loop). Commands let
 // the test call vscode.lm.invokeTool and read the Nous extension's API; a participant,
 // @fakeagent, calls nous_context with its chat's tool invocation token (an agent-mode tool
 // call). Never shipped with the extension.
@@ -66,6 +67,16 @@ function memoryLines(text) {
   return [...memories, ...ruleLines]; // what was recalled for the question first, then the rules
 }
 
+/** Asked "in your own words", the model cites one memory it was given as a model does: in its
+ * own sentence, reusing the memory's names (the carrier, the parcel, the signature) but not its
+ * wording. One paraphrase per memory the e2e's workspace holds. */
+const PARAPHRASES = [
+  [
+    /Carrier webhooks are verified with an HMAC-SHA256 signature/,
+    "We only let a carrier webhook change a parcel's status after its HMAC-SHA256 signature checks out.",
+  ],
+];
+
 function capitalized(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -97,6 +108,13 @@ const provider = {
     const ask = /use recall:\s*(.+)$/i.exec(lastText);
     if (ask && toolResults.length === 0 && tools.includes("nous_recall")) {
       progress.report(new vscode.LanguageModelToolCallPart("fake-call-1", "nous_recall", { query: ask[1].trim() }));
+      return;
+    }
+    if (/\bin your own words\b/i.test(lastText)) {
+      // the reply refers to one injected memory, paraphrased (issue 27's end-to-end loop)
+      const given = received[0] ? received[0].parts.map((p) => p.text || "").join("") : "";
+      const found = PARAPHRASES.find(([re]) => memoryLines(given).some((line) => re.test(line)));
+      progress.report(new vscode.LanguageModelTextPart(found ? found[1] : "I found nothing on this in the project's records, so I cannot say for sure."));
       return;
     }
     if (/\blet'?s settle\b/i.test(lastText)) {
@@ -231,6 +249,7 @@ async function activate(context) {
         injected: api && api.injected ? api.injected() : undefined,
         statusText: api && api.statusText ? api.statusText() : undefined,
         manifests: api && api.manifests ? api.manifests() : undefined,
+        sessionStats: api && api.sessionStats ? api.sessionStats() : undefined,
         interpreter: api && api.interpreter ? api.interpreter() : undefined,
         status,
         tools: vscode.lm.tools.map((t) => t.name),
