@@ -23,7 +23,7 @@ from nous.context import config as configs
 from nous.context.config import Config
 from nous.errors import AmbiguousMemory, InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
-from nous.memory import lifecycle, team_url, tokens
+from nous.memory import lifecycle, tokens
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft, Memory, now
 from nous.memory.secrets import library
@@ -81,13 +81,15 @@ class Engine:
             path, embedder, tokens.counter(self.settings.encoding), self.defer_vectors
         )
         store.claim_project(self.project.key, self.project.name, self.project.aliases)
-        url = team_url.resolve(self.settings.team_store)
+        url = self.settings.team_store
         if url is not None and str(path) != ":memory:":
             from nous.memory.teamlink import TeamLink
 
+            secret = self.settings.team_store_password
             store.team = TeamLink(
                 url, self.project.key, self.project.scope, store.path, store.dimension,
                 store.model_name, self.settings.team_timeout_ms / 1000,
+                secret.get_secret_value() if secret else None,
             )  # fmt: skip
         return store
 

@@ -33,12 +33,15 @@ class Folders:
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
 
-    def configure(self, params: dict[str, Any], overrides: dict[str, Any]) -> list[str]:
-        """Settings and folders from `initialize` params; returns the settings problems."""
+    def configure(
+        self, params: dict[str, Any], flags: dict[str, Any], env: dict[str, str]
+    ) -> list[str]:
+        """Settings and folders from `initialize` params: the flags over the client's
+        `initializationOptions` over the environment (`settings.load`); returns the settings
+        problems."""
         options = params.get("initializationOptions")
-        settings, problems = load(options if isinstance(options, dict) else {})
-        for key, value in overrides.items():
-            setattr(settings, key, value)
+        settings, problems = load(options if isinstance(options, dict) else {}, env=env,
+                                  flags=flags)  # fmt: skip
         self.settings = settings
         folders = params.get("workspaceFolders")
         folders = folders if isinstance(folders, list) else []

@@ -48,11 +48,17 @@ class Daemon:
     """One connection: framing, lifecycle rules, validation and dispatch."""
 
     def __init__(
-        self, reader: BinaryIO, writer: BinaryIO, overrides: dict[str, Any] | None = None
+        self,
+        reader: BinaryIO,
+        writer: BinaryIO,
+        overrides: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.reader = reader
         self.writer = writer
         self.overrides = overrides or {}
+        self.env = env or {}
+        """The environment's settings (`settings.environment()`), read once by `nous serve`."""
         self.ls = LanguageServer("nous", __version__)
         self.ls.protocol.set_writer(_Writer(self._write_bytes))
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nous-store")
@@ -344,7 +350,7 @@ class Daemon:
     # -- lifecycle ------------------------------------------------------------------------------
 
     def _on_initialize(self, params: dict[str, Any]) -> None:
-        problems = self.folders.configure(params, self.overrides)
+        problems = self.folders.configure(params, self.overrides, self.env)
         pid = params.get("processId")
         if isinstance(pid, int) and pid > 0:
             watchdog.start(pid)

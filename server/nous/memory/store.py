@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import time
 import uuid
@@ -48,7 +47,6 @@ from nous.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-DB_ENV = "NOUS_DB"
 CACHE_KIB = 32 * 1024
 BUSY_TIMEOUT_MS = 10_000
 JOURNAL_LIMIT = 64 * 1024 * 1024
@@ -65,9 +63,9 @@ _COLUMNS = (
 
 
 def default_path() -> Path:
-    """`NOUS_DB` when set, else `<user data dir>/nous/memory.db` (never inside a workspace)."""
-    env = os.environ.get(DB_ENV)
-    return Path(env) if env else Path(platformdirs.user_data_dir("nous")) / "memory.db"
+    """`<user data dir>/nous/memory.db`: the database when no setting names one (`--db`,
+    `nous.db`, `NOUS_DB`: `Settings.db`); never inside a workspace."""
+    return Path(platformdirs.user_data_dir("nous")) / "memory.db"
 
 
 @dataclass

@@ -77,7 +77,9 @@ def tsquery(text: str, limit: int = 32) -> str:
 class TeamStore:
     """One project's rows on one PostgreSQL server; use from one thread."""
 
-    def __init__(self, url: str, project_key: str, dimension: int, model: str) -> None:
+    def __init__(
+        self, url: str, project_key: str, dimension: int, model: str, password: str | None = None
+    ) -> None:
         try:
             import psycopg
             from pgvector.psycopg import register_vector
@@ -90,7 +92,7 @@ class TeamStore:
         self.model = model
         self.url = team_url.redact(url)
         self._ef = 0
-        secret = team_url.password(url)
+        secret = team_url.password(url, password)
         try:
             extra: dict[str, Any] = {"password": secret} if secret else {}
             self._conn = psycopg.connect(
