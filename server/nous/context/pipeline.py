@@ -19,11 +19,12 @@ from nous.context.config import Config, Profile
 from nous.context.render import Block, code, defang, defang_lines
 from nous.context.score import Scope, Scored, composite
 from nous.memory import lifecycle, secrets, usage
+from nous.memory import scope as scopes
 from nous.memory import turns as chat_turns
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.store import MemoryStore
-from nous.protocol import ContextResult, Item, Message, Section, SessionUse
+from nous.protocol import ContextResult, Item, Message, Section, SessionUse, keeps_turns
 
 _PATHLIKE = re.compile(r"[\w-]+\.[a-zA-Z]\w{0,5}$")
 
@@ -40,7 +41,7 @@ class View:
 
     @property
     def scopes(self) -> list[str]:
-        return [self.project_scope, *(f"language:{x}" for x in self.languages), "universal"]
+        return scopes.readable(self.project_scope, self.languages)
 
 
 @dataclass
@@ -143,9 +144,9 @@ def _startup_bucket(scored: Scored, layer: str) -> str:
         if "dec" in tags:
             return "notes_dec"
         return "notes_block_next"
-    if m.scope.startswith("project:"):
+    if scopes.is_project(m.scope):
         return "project"
-    return "language" if m.scope.startswith("language:") else "universal"
+    return "language" if scopes.kind(m.scope) == scopes.LANGUAGE else "universal"
 
 
 RECALL_LAYER = "recall"
@@ -261,7 +262,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
         # the asking session's own turns and notes are in its conversation: not memory to it
         own = (
             frozenset(i for i, _, _ in store.session_rows(req.session_id, view.project_scope))
-            if req.session_id and "#" not in req.session_id
+            if keeps_turns(req.session_id)
             else frozenset()
         )
         semantic, lexical, turns = _semantic(store, config, query_vec, words, view.scopes, own)

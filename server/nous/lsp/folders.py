@@ -57,7 +57,7 @@ class Folders:
         if folder is None:
             folder = folders[0]
             if active_file:
-                path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
+                path = uri_to_path(active_file)
                 matches = [f for f in folders if path.is_relative_to(f)]
                 if matches:
                     folder = max(matches, key=lambda f: len(f.parts))

@@ -26,6 +26,7 @@ import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import fts, lifecycle, migrations, renderings, secrets, snapshot, turns
+from nous.memory import scope as scopes
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.metrics import MetricRows
@@ -34,7 +35,6 @@ from nous.memory.model import (
     Draft,
     Memory,
     check_kind,
-    check_scope,
     check_unit,
     now,
 )
@@ -307,7 +307,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         args = (draft.outcome, draft.confidence, self.counter)
         return _Prepared(
             draft=draft,
-            scope=draft.scope or "universal",
+            scope=draft.scope or scopes.UNIVERSAL,
             content=clean,
             content_hash=renderings.content_hash(clean, turns.session_of(source)),
             summary=renderings.summary(draft.kind, clean, *args),
@@ -876,7 +876,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         given; the status only through its kind's legal transitions (`InvalidTransition`)."""
         memory = self.get(memory_id)
         kind = check_kind(changes.kind) if changes.kind is not None else memory.kind
-        scope = check_scope(changes.scope) if changes.scope is not None else memory.scope
+        scope = scopes.check(changes.scope) if changes.scope is not None else memory.scope
         found: list[Redaction] = []
         content = memory.content
         if changes.content is not None:
@@ -903,7 +903,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
                 )
             outcome = changes.outcome
         shared = memory.shared if changes.shared is None else changes.shared
-        if shared and not scope.startswith("project:"):
+        if shared and not scopes.is_project(scope):
             raise InvalidMemory(
                 f"shared: only a project's memories go to the team store, not {scope}'s"
             )

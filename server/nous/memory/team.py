@@ -27,6 +27,7 @@ from nous.memory import lifecycle, secrets, team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory, now
 from nous.memory.team_schema import HNSW_INDEX, LOCK_KEY, migrations
+from nous.memory.words import split
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class Row:
 
 def tsquery(text: str, limit: int = 32) -> str:
     """An OR of the text's words, as `to_tsquery` reads it (words only: nothing to escape)."""
-    words = list(dict.fromkeys(w for w in re.findall(r"\w+", text.lower()) if len(w) > 1))
+    words = list(dict.fromkeys(w for w in split(text) if len(w) > 1))
     return " | ".join(f"'{w}'" for w in words[:limit])
 
 
