@@ -11,7 +11,6 @@ shipped code.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import re._constants as C
@@ -99,8 +98,11 @@ def main() -> None:
     ap.add_argument("--per-rule", type=int, default=3)
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args()
-    os.environ["NOUS_SECRETS_ENGINE"] = "builtin"
     from kingfisher_sdk import Rules, Scanner
+
+    from nous.memory.secrets import library
+
+    library.configure(builtin=True)
 
     from nous.memory.secrets import rules as own
 

@@ -55,7 +55,10 @@ def _value_spans(text: str, values: list[str]) -> Spans:
 
 
 def nous_scanner() -> Scan:
+    from nous import settings
     from nous.memory import secrets
+
+    settings.install(settings.load(env=settings.environment())[0])  # NOUS_SECRETS_ENGINE
 
     return lambda text: [(r.start, r.end) for r in secrets.find(text)]
 

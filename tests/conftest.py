@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from nous import settings
 from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder, OnnxEmbedder, default_embedder
 from nous.memory.store import MemoryStore
@@ -33,3 +34,19 @@ def real_store(tmp_path: Path, real_embedder: OnnxEmbedder) -> Iterator[MemorySt
     s = MemoryStore(tmp_path / "memory.db", real_embedder, tokens.counter())
     yield s
     s.close()
+
+
+@pytest.fixture
+def environment() -> Iterator[Callable[..., settings.Settings]]:
+    """`environment(NOUS_MODELS_DIR=...)`: the settings read from these variables, installed as
+    an entry point installs them (`settings.load` + `settings.install`); the defaults again
+    afterwards."""
+
+    def use(**env: str) -> settings.Settings:
+        loaded, problems = settings.load(env=env)
+        assert problems == []
+        settings.install(loaded)
+        return loaded
+
+    yield use
+    settings.install(settings.Settings())

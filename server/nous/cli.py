@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from nous import __version__, browsing
+from nous import settings as settings_mod
 from nous.context import chat, stats
 from nous.context.config import FRAMES
 from nous.context.render import code
@@ -34,7 +35,6 @@ from nous.protocol import (
     RememberParams,
     UpdateParams,
 )
-from nous.settings import Settings
 
 Handler = Callable[[Engine, argparse.Namespace], Any]
 RUNNERS = {
@@ -523,15 +523,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.runner(args)
         return code
     try:
-        settings = Settings(
-            db=args.db, team_store=args.team_store,
-            **({"encoding": args.encoding} if args.encoding else {}),
-        )  # fmt: skip
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        flag = str(error["loc"][0]).replace("_", "-")
-        print(f"nous: error: --{flag}: {error['msg']}", file=sys.stderr)
+        settings, problems = settings_mod.load(
+            env=settings_mod.environment(),
+            flags={"db": args.db, "team_store": args.team_store, "encoding": args.encoding},
+        )
+    except settings_mod.BadFlag as exc:
+        print(f"nous: error: {exc}", file=sys.stderr)
         return 2
+    for warning in problems:
+        print(f"nous: warning: {warning}", file=sys.stderr)
+    settings_mod.install(settings)
     problem = _bad_paths(args)
     if problem:
         print(f"nous: error: {problem}", file=sys.stderr)

@@ -23,7 +23,8 @@ from nous.context import config as configs
 from nous.context.config import Config
 from nous.errors import AmbiguousMemory, InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
-from nous.memory import lifecycle, team_url, tokens
+from nous.memory import lifecycle, tokens
+from nous.memory import scope as scopes
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft, Memory, now
 from nous.memory.secrets import library
@@ -81,13 +82,15 @@ class Engine:
             path, embedder, tokens.counter(self.settings.encoding), self.defer_vectors
         )
         store.claim_project(self.project.key, self.project.name, self.project.aliases)
-        url = team_url.resolve(self.settings.team_store)
+        url = self.settings.team_store
         if url is not None and str(path) != ":memory:":
             from nous.memory.teamlink import TeamLink
 
+            secret = self.settings.team_store_password
             store.team = TeamLink(
                 url, self.project.key, self.project.scope, store.path, store.dimension,
                 store.model_name, self.settings.team_timeout_ms / 1000,
+                secret.get_secret_value() if secret else None,
             )  # fmt: skip
         return store
 
@@ -118,7 +121,7 @@ class Engine:
         (absolute when outside the folder): normalised once, where the request comes in."""
         if not active_file:
             return active_file
-        path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
+        path = uri_to_path(active_file)
         for base in (self.folder, self.workspace):
             if path.is_absolute() and path.is_relative_to(base):
                 return str(path.relative_to(base))
@@ -126,20 +129,20 @@ class Engine:
 
     def scopes(self) -> list[str]:
         """What a read may see: this project, its languages, universal — never another project."""
-        return [self.project.scope, *(f"language:{lang}" for lang in self.languages), "universal"]
+        return scopes.readable(self.project.scope, self.languages)
 
     def resolve_scope(self, scope: str | None) -> str:
         """`project` (or none, or `project:<this name>`) → this project's scope; `language` → the
         main language's. Another project's scope is refused (`InvalidMemory` naming `scope`): a
         request acts only inside the project it comes from."""
         scope = scope.strip() if scope else scope  # the store strips too: check what it stores
-        if scope in (None, "", "project", "team", f"project:{self.project.name}"):
+        if scope in (None, "", "project", "team", scopes.project(self.project.name)):
             return self.project.scope
         if scope == "language":
             if not self.languages:
-                return "universal"
-            return f"language:{self.languages[0]}"
-        if scope.startswith("project:") and scope != self.project.scope:
+                return scopes.UNIVERSAL
+            return scopes.language(self.languages[0])
+        if scopes.is_project(scope) and scope != self.project.scope:
             raise InvalidMemory(
                 f"invalid scope {scope!r}: not this project's scope ({self.project.scope}); "
                 "write to 'project', 'language', 'universal' or 'language:<id>'"
@@ -149,7 +152,7 @@ class Engine:
     def visible(self, scope: str) -> bool:
         """Whether a request from this project may see or change a memory of `scope`: its own
         project scope, any language, universal — never another project's."""
-        return scope == self.project.scope or not scope.startswith("project:")
+        return scope == self.project.scope or not scopes.is_project(scope)
 
     def own(self, memory_id: str) -> Memory:
         """The memory, if this project may act on it; another project's memory is reported
@@ -324,7 +327,15 @@ def _now(work: Callable[[], object]) -> object:
     return work()
 
 
-def uri_to_path(uri: str) -> Path:
-    """A `file://` URI's path (percent-decoded); anything else is taken as a path."""
+def file_path(uri: str) -> Path | None:
+    """The path of a `file://` URI (percent-decoded); `None` for any other URI or text."""
     parsed = urlparse(uri)
-    return Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(uri)
+    return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
+
+
+def uri_to_path(uri: str) -> Path:
+    """A file as a client names it → a path: a `file://` URI's path (percent-decoded), anything
+    else (a plain path, another scheme) as it is. The one URI → path of the daemon, the CLI and
+    the MCP server."""
+    found = file_path(uri) if "://" in uri else None
+    return Path(uri) if found is None else found

@@ -9,11 +9,8 @@ import sys
 import uuid
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from nous import settings as settings_mod
 from nous.settings import Settings, for_agent
-
-_FLAGS = {"agent_max_recalls": "max-recalls", "agent_session_cap": "session-cap"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -36,19 +33,19 @@ def run(args: argparse.Namespace) -> int:
         level=getattr(logging, args.log_level), stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True,
     )  # fmt: skip
+    flags = {
+        "db": getattr(args, "db", None), "team_store": getattr(args, "team_store", None),
+        "encoding": getattr(args, "encoding", None), "agent_max_recalls": args.max_recalls,
+        "agent_session_cap": args.session_cap,
+    }  # fmt: skip
     try:
-        settings = Settings(
-            db=getattr(args, "db", None),
-            team_store=getattr(args, "team_store", None),
-            **({"encoding": args.encoding} if getattr(args, "encoding", None) else {}),
-            **({"agent_max_recalls": args.max_recalls} if args.max_recalls is not None else {}),
-            **({"agent_session_cap": args.session_cap} if args.session_cap is not None else {}),
-        )
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        flag = _FLAGS.get(str(error["loc"][0]), str(error["loc"][0]).replace("_", "-"))
-        print(f"nous: error: --{flag}: {error['msg']}", file=sys.stderr)
+        settings, problems = settings_mod.load(env=settings_mod.environment(), flags=flags)
+    except settings_mod.BadFlag as exc:
+        print(f"nous: error: {exc}", file=sys.stderr)
         return 2
+    for problem in problems:
+        logging.getLogger(__name__).warning(problem)
+    settings_mod.install(settings)
     workspace = getattr(args, "workspace", None)
     if workspace is not None and not Path(workspace).is_dir():
         print(f"nous: error: --workspace: not a folder: {workspace}", file=sys.stderr)

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
-from urllib.parse import unquote, urlparse
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -31,7 +30,7 @@ from nous import __version__
 from nous import protocol as p
 from nous.context import chat
 from nous.context.render import code
-from nous.engine import Engine
+from nous.engine import Engine, file_path
 from nous.errors import NousError
 from nous.memory.model import Draft
 from nous.settings import Settings
@@ -88,9 +87,9 @@ async def _first_root(ctx: Context[Any, Any] | None) -> Path | None:
         log.info("roots/list failed: %s", exc)
         return None
     for root in result.roots:
-        uri = urlparse(str(root.uri))
-        if uri.scheme == "file" and Path(unquote(uri.path)).is_dir():
-            return Path(unquote(uri.path))
+        path = file_path(str(root.uri))
+        if path is not None and path.is_dir():
+            return path
     return None
 
 
@@ -168,7 +167,7 @@ def _keep_turn(engine: Engine, session_id: str, task: str) -> None:
     """What `nous_context`'s task states (a decision, a next step) is kept as the session's
     notes, after the answer; the task itself is a tool's input, no memory (capture off keeps
     nothing)."""
-    if task.strip() and "#" not in session_id:
+    if task.strip() and p.keeps_turns(session_id):
         from nous.context import capture  # the chat-turn writer, imported on first use
 
         params = p.TurnParams(session_id=session_id, role="user", text=task, tool="nous_context")

@@ -7,7 +7,7 @@ the use cases take and return them, so the CLI and the daemon share one shape.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 from pydantic.alias_generators import to_camel
@@ -31,6 +31,19 @@ NOUS_INDEXED = "nous/indexed"
 
 MAX_TEXT = 200_000
 """Longest accepted free text (input, query, content, response), in characters."""
+MAX_SESSION_ID = 200
+"""Longest accepted chat session id, in characters."""
+TURN_SESSION_ID = r"^[^#]+$"
+"""A session whose turns can be kept: no `#` (a turn's source is `chat:<session>#<index>`)."""
+
+
+def keeps_turns(session_id: str | None) -> TypeGuard[str]:
+    """The one session-id check for keeping turns (and finding a session's own): non-empty
+    and without `#`, as `TURN_SESSION_ID` says on the wire (`nous/turn`, `nous/forgetSession`).
+    Another id is a valid session for `nous/context` and `nous/recall`; its turns are not kept."""
+    if not session_id:
+        return False
+    return "#" not in session_id
 
 
 class Wire(BaseModel):
@@ -55,7 +68,7 @@ class Message(Params):
 class ContextParams(Params):
     input: str = Field(default="", max_length=MAX_TEXT)
     mode: Literal["startup", "turn"] = "turn"
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_ID)
     conversation: list[Message] = Field(default_factory=list, max_length=500)
     frame: str | None = None
     profile: str | None = None
@@ -79,7 +92,7 @@ class ContextParams(Params):
 
 class RecallParams(Params):
     query: str = Field(min_length=1, max_length=MAX_TEXT)
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_ID)
     kinds: list[str] | None = Field(default=None, max_length=50)
     scope: str | None = Field(default=None, max_length=300)
     budget: int | None = Field(default=None, ge=1, le=1_000_000)
@@ -101,14 +114,14 @@ class RememberParams(Params):
 
 
 class FeedbackParams(Params):
-    session_id: str = Field(min_length=1, max_length=200)
+    session_id: str = Field(min_length=1, max_length=MAX_SESSION_ID)
     response: str = Field(max_length=MAX_TEXT)
 
 
 class TurnParams(Params):
     """One chat turn to keep (SPEC §10): who said it, what, and where in the session."""
 
-    session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^#]+$")
+    session_id: str = Field(min_length=1, max_length=MAX_SESSION_ID, pattern=TURN_SESSION_ID)
     role: Literal["user", "assistant"]
     text: str = Field(max_length=MAX_TEXT)
     index: int | None = Field(default=None, ge=0, le=1_000_000)
@@ -133,7 +146,7 @@ class TurnResult(Wire):
 
 
 class SessionParams(Params):
-    session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^#]+$")
+    session_id: str = Field(min_length=1, max_length=MAX_SESSION_ID, pattern=TURN_SESSION_ID)
 
 
 class ForgetSessionResult(Wire):
@@ -159,7 +172,7 @@ class OutcomeParams(IdParams):
 
 
 class ExpandParams(IdParams):
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=MAX_SESSION_ID)
 
 
 class StatusParams(Params):
@@ -169,7 +182,7 @@ class StatusParams(Params):
 class StatsParams(Params):
     """`nous/stats`: the seeds' metrics of this project, or of one of its chat sessions."""
 
-    session_id: str | None = Field(default=None, min_length=1, max_length=200)
+    session_id: str | None = Field(default=None, min_length=1, max_length=MAX_SESSION_ID)
     active_file: str | None = Field(default=None, max_length=4096)
     """Picks the workspace folder (the project) as in `nous/context`; else the first."""
     by: Literal["profile", "frame"] | None = None

@@ -34,6 +34,24 @@ def test_bad_setting_shows_a_message_and_falls_back(tmp_path: Path) -> None:
         client.close()
 
 
+def test_the_clients_option_overrides_the_environment(tmp_path: Path) -> None:
+    """`nous.db` (initializationOptions) over `NOUS_DB`; `NOUS_DB` over the default."""
+    from_env, from_client = tmp_path / "env.db", tmp_path / "client.db"
+    for options, expected in (({}, from_env), ({"db": str(from_client)}, from_client)):
+        client = Raw(from_env, make_workspace(tmp_path, "ws"))
+        try:
+            client.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+                "processId": None, "rootUri": client.workspace.as_uri(), "capabilities": {},
+                "initializationOptions": {"watch": False, "harvest": False, **options},
+            }})  # fmt: skip
+            while (message := client.read(30)) is not None and message.get("id") != "init":
+                pass
+            client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            assert client.call("nous/status", {})["database"] == str(expected)
+        finally:
+            client.close()
+
+
 def test_cancel_a_queued_request(tmp_path: Path) -> None:
     client = Raw(tmp_path / "m.db", make_workspace(tmp_path, "ws"))
     try:

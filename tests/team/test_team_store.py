@@ -462,27 +462,36 @@ def test_the_cli_refuses_a_password_on_the_command_line(tmp_path: Path) -> None:
 
 
 def test_the_password_comes_from_the_environment() -> None:
+    from nous import settings as settings_module
     from nous.memory import team_url
 
     url = "postgresql://nous@db.internal/nous"
-    assert team_url.password(url, {"NOUS_TEAM_STORE_PASSWORD": "s3cret"}) == "s3cret"
-    assert team_url.resolve(None, {"NOUS_TEAM_STORE": url}) == url
-    assert team_url.resolve(None, {}) is None
-    assert team_url.redact("postgresql://nous:s3cret@db/nous") == "postgresql://nous:***@db/nous"
+    loaded, problems = settings_module.load(
+        env={"NOUS_TEAM_STORE": url, "NOUS_TEAM_STORE_PASSWORD": "s3cret"}
+    )
+    assert loaded.team_store == url and problems == []
+    secret = loaded.team_store_password
+    assert secret is not None and "s3cret" not in repr(loaded)
+    assert team_url.password(url, secret.get_secret_value()) == "s3cret"
+    assert settings_module.load(env={})[0].team_store is None
+    # only the environment may hold the password in the URL itself (psycopg reads it there)
+    inline = "postgresql://nous:s3cret@db/nous"
+    assert settings_module.load(env={"NOUS_TEAM_STORE": inline})[0].team_store == inline
+    assert team_url.password(inline, "other") is None
+    assert team_url.redact(inline) == "postgresql://nous:***@db/nous"
+    bad, problems = settings_module.load(env={"NOUS_TEAM_STORE": "mysql://db/nous"})
+    assert bad.team_store is None and len(problems) == 1 and "NOUS_TEAM_STORE" in problems[0]
     with pytest.raises(team_url.BadTeamUrl):
-        team_url.resolve("mysql://db/nous", {})
+        team_url.check("mysql://db/nous")
 
 
-def test_status_reports_the_team_store_state(
-    engines: list[Engine], real_embedder: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_status_reports_the_team_store_state(engines: list[Engine], real_embedder: Any) -> None:
     ana, _ = engines
     recall(ana, "anything at all about the api")
     pushed(ana)
     team = ana.status()["team"]
     assert team["state"] == "up" and team["queued"] == 0
     assert team["url"].startswith("postgresql://")
-    monkeypatch.delenv("NOUS_TEAM_STORE", raising=False)
     alone = Engine(Settings(db=ana.settings.db), ana.folder, embedder=real_embedder)
     try:
         assert alone.team_status()["state"] == "off"

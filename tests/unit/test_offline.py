@@ -24,7 +24,9 @@ socket.socket.connect = refuse
 socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
+from nous import settings
 from nous.memory import tokens
+settings.install(settings.load(env=settings.environment())[0])  # as every entry point does
 from nous.memory.embedder import OnnxEmbedder
 counts = {name: tokens.count("offline token counting works", name) for name in tokens.ENCODINGS}
 vector = OnnxEmbedder().embed("offline embedding works")

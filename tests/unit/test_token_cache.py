@@ -3,12 +3,14 @@ them counts exactly as tiktoken's own, and a damaged cache is rebuilt, never tru
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import tiktoken
 
 from nous.memory import assets, tokens
+from nous.settings import Settings
 
 TEXTS = [
     "Use the repository's Makefile targets; never call pytest directly in CI.",
@@ -20,9 +22,10 @@ TEXTS = [
 
 @pytest.mark.parametrize("name", tokens.ENCODINGS)
 def test_cached_arguments_build_the_same_encoding(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+    tmp_path: Path, environment: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    environment(TIKTOKEN_CACHE_DIR=str(tmp_path))  # where Nous unpacks the encoding …
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # … and where tiktoken reads it
     folder = tokens._seed_cache(name)
     entry = assets.manifest_entry("encodings", name)
     args_file = folder / f"{entry['cache_key']}.tiktoken-{tiktoken.__version__}.args"
@@ -40,10 +43,11 @@ def test_cached_arguments_build_the_same_encoding(
 
 
 def test_a_damaged_arguments_file_is_rebuilt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, environment: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     name = "cl100k_base"
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    environment(TIKTOKEN_CACHE_DIR=str(tmp_path))  # where Nous unpacks the encoding …
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # … and where tiktoken reads it
     folder = tokens._seed_cache(name)
     tokens.TiktokenCounter(name, folder)
     (args_file,) = folder.glob("*.args")

@@ -207,6 +207,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     import shutil
     import tempfile
 
+    from nous import settings
     from nous.bench import build, cold, corpus, harvest, measure, report, repos, stdio
     from nous.engine import Engine
     from nous.measurement import machine
@@ -214,13 +215,17 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     from nous.memory.embedder import default_embedder
     from nous.settings import Settings
 
+    loaded, problems = settings.load(env=settings.environment())  # the one read
+    for problem in problems:
+        _say(f"warning: {problem}")
+    settings.install(loaded)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     unknown = skip - {"cold", "stdio", "harvest", "repos"}
     if unknown:
         raise SystemExit(f"nous bench: error: unknown --skip part(s): {', '.join(sorted(unknown))}")
     repo_names = [n.strip() for n in args.repos.split(",") if n.strip()]
     if "repos" not in skip:
-        repos.check(repo_names)
+        repos.check(repo_names, loaded.eval_data)
     overrides = {"encoding": args.encoding} if getattr(args, "encoding", None) else {}
     encoding = Settings(**overrides).encoding
     counter = tokens.counter(encoding)
@@ -324,7 +329,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             )
         if "repos" not in skip:
             _say("harvest of the evaluation repositories")
-            data["repos"] = repos.measure(root, real, repo_names or None)
+            data["repos"] = repos.measure(root, real, repo_names or None, loaded.eval_data)
         if args.watcher:
             from nous.bench import watch
 

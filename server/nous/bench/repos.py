@@ -22,10 +22,10 @@ from nous.protocol import ContextParams
 from nous.settings import Settings
 
 
-def _first_questions() -> tuple[Path, dict[str, str]]:
-    """The set's folder and each repository's first answerable question (EvalDataError when the
-    set is not there)."""
-    folder = eval_data.repos_dir(eval_data.data_dir())
+def _first_questions(data: Path | None) -> tuple[Path, dict[str, str]]:
+    """The set's folder (under `data`, else the default) and each repository's first answerable
+    question (EvalDataError when the set is not there)."""
+    folder = eval_data.repos_dir(eval_data.data_dir(data))
     first: dict[str, str] = {}
     for q in eval_data.load_repo_questions(folder):
         if q.kind == "answerable":
@@ -33,11 +33,11 @@ def _first_questions() -> tuple[Path, dict[str, str]]:
     return folder, first
 
 
-def check(names: list[str]) -> None:
+def check(names: list[str], data: Path | None = None) -> None:
     """Refuse `--repos` names the set does not have, before any work (nothing to check when
     the set is not there: the part is skipped then)."""
     try:
-        _, first = _first_questions()
+        _, first = _first_questions(data)
     except eval_data.EvalDataError:
         return
     unknown = sorted(set(names) - first.keys())
@@ -48,13 +48,15 @@ def check(names: list[str]) -> None:
         )
 
 
-def measure(root: Path, embedder: Embedder, names: list[str] | None = None) -> dict[str, Any]:
+def measure(
+    root: Path, embedder: Embedder, names: list[str] | None = None, data: Path | None = None
+) -> dict[str, Any]:
     """{"repos": [one row per repository]} or {"skipped": why} when the set is not there."""
     try:
-        folder, first = _first_questions()
+        folder, first = _first_questions(data)
     except eval_data.EvalDataError as exc:
         return {"skipped": str(exc)}
-    check(names or [])
+    check(names or [], data)
     return {"repos": [_one(root, folder / n, first[n], embedder) for n in names or sorted(first)]}
 
 

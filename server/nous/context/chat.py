@@ -16,6 +16,7 @@ from nous.context import pipeline
 from nous.context import session as sessions
 from nous.context.config import Config
 from nous.errors import InvalidMemory
+from nous.memory import scope
 from nous.memory.embedder import Vector
 from nous.memory.interface import Store
 from nous.memory.model import KINDS, Memory
@@ -30,6 +31,7 @@ from nous.protocol import (
     RecallParams,
     SessionUse,
     TurnParams,
+    keeps_turns,
 )
 from nous.settings import Settings, for_agent
 
@@ -120,7 +122,7 @@ def _keep(
     folder: Folder, session_id: str | None, role: Literal["user", "assistant"], text: str,
     vector: Vector | None = None, injected: Sequence[str] = (),
 ) -> None:  # fmt: skip
-    if session_id and "#" not in session_id and text.strip():
+    if keeps_turns(session_id) and text.strip():
         params = TurnParams(session_id=session_id, role=role, text=text)
         from nous.context import capture  # a chat turn's writer: not needed by one-shot commands
 
@@ -146,9 +148,7 @@ def recall(folder: Folder, params: RecallParams) -> ContextResult:
     if params.scope:
         wanted = folder.resolve_scope(params.scope)
         view_scopes = [s for s in view.scopes if s == wanted] or [view.project_scope]
-        view.languages = [
-            s.removeprefix("language:") for s in view_scopes if s.startswith("language:")
-        ]
+        view.languages = scope.languages_of(view_scopes)
     # the session asking is named only to leave its own turns out
     asked = _recall(params.query, granted, params.kinds, note, params.session_id)
     result = pipeline.assemble(folder.store, folder.config, view, asked)
@@ -177,11 +177,9 @@ def recall_in(
 ) -> ContextResult:
     """Recall for a caller holding a store and scopes (the evaluation): the same recall, with
     the view drawn from the scopes."""
-    project = next((s for s in scopes if s.startswith("project:")), "project:-")
+    project = next((s for s in scopes if scope.is_project(s)), scope.project("-"))
     view = pipeline.View(
-        project=project.removeprefix("project:"),
-        project_scope=project,
-        languages=[s.removeprefix("language:") for s in scopes if s.startswith("language:")],
+        project=scope.name(project), project_scope=project, languages=scope.languages_of(scopes)
     )
     return pipeline.assemble(
         store, config or configs.defaults(), view, _recall(query, budget, kinds)

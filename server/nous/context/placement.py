@@ -11,6 +11,7 @@ from nous.context import budget, items
 from nous.context.query import Query
 from nous.context.render import Block, code, defang, defang_lines
 from nous.context.score import Scored
+from nous.memory import scope as scopes
 from nous.memory.tokens import TokenCounter
 
 RULES_LAYER = "rules"
@@ -82,9 +83,9 @@ def _startup_bucket(scored: Scored, layer: str) -> str:
         if "dec" in tags:
             return "notes_dec"
         return "notes_block_next"
-    if m.scope.startswith("project:"):
+    if scopes.is_project(m.scope):
         return "project"
-    return "language" if m.scope.startswith("language:") else "universal"
+    return "language" if scopes.kind(m.scope) == scopes.LANGUAGE else "universal"
 
 
 def _recall_bucket(scored: Scored, layer: str) -> str:

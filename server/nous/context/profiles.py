@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from nous.context.config import Config, Profile
 from nous.errors import NousError
+from nous.memory import scope as scopes
 
 IMPLEMENT_TASKS = frozenset({"coding", "debugging", "testing"})
 ANALYSIS_TASKS = frozenset({"architecture", "review", "documentation"})
@@ -46,7 +47,7 @@ def tier(kind: str, scope: str) -> str:
     """Session notes are the task tier; project memories the project tier; the rest global."""
     if kind == "note":
         return "task"
-    return "project" if scope.startswith("project:") else "global"
+    return "project" if scopes.is_project(scope) else "global"
 
 
 def tier_factor(weights: dict[str, float], kind: str, scope: str) -> float:

@@ -14,6 +14,7 @@ from nous.context import intent as intents
 from nous.context import plan as plans
 from nous.context import profiles, relevance
 from nous.context.config import Config, Profile
+from nous.memory import scope as scopes
 from nous.memory.embedder import Vector
 from nous.memory.interface import Store
 from nous.protocol import Message, SessionUse
@@ -31,7 +32,7 @@ class View:
 
     @property
     def scopes(self) -> list[str]:
-        return [self.project_scope, *(f"language:{x}" for x in self.languages), "universal"]
+        return scopes.readable(self.project_scope, self.languages)
 
 
 @dataclass

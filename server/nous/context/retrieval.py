@@ -15,6 +15,7 @@ from nous.memory import usage
 from nous.memory.embedder import Vector
 from nous.memory.interface import Store
 from nous.memory.model import Memory
+from nous.protocol import keeps_turns
 
 STANDING_CANDIDATES = 24
 """Standing rules scored per request (the nearest to the input): a censors layer holds a few."""
@@ -46,7 +47,7 @@ def gather(store: Store, query: Query) -> Found:
         # the asking session's own turns and notes are in its conversation: not memory to it
         own = (
             frozenset(i for i, _, _ in store.session_rows(req.session_id, query.view.project_scope))
-            if req.session_id and "#" not in req.session_id
+            if keeps_turns(req.session_id)
             else frozenset()
         )
         found.semantic, found.lexical, found.turns = _semantic(store, query, query.words, own)

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from nous.context.config import Config
+from nous.memory import scope as scopes
 from nous.memory.model import Memory, parse_time
 from nous.memory.usage import NEUTRAL, UsageStats
 
@@ -34,10 +35,11 @@ def scope_factor(config: Config, scope: str, where: Scope) -> float:
     factors = config.scoring.scope_factors
     if scope == where.project:
         return factors["project"]
-    if scope.startswith("language:"):
-        matches = scope.removeprefix("language:") in where.languages
+    kind = scopes.kind(scope)
+    if kind == scopes.LANGUAGE:
+        matches = scopes.name(scope) in where.languages
         return factors["language"] if matches else factors["other_language"]
-    if scope == "universal":
+    if kind == scopes.UNIVERSAL:
         return factors["universal"]
     return 0.0  # another project: never shown (filtered before scoring too)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nous.memory.tokens import TokenCounter
+from nous.memory.words import split
 
 STOP_WORDS = frozenset(
     "a an and are as at be been but by can could do does did for from had has have how i if in "
@@ -22,7 +23,6 @@ STOP_WORDS = frozenset(
     "these they this those to was we were what when where which who whom why will with would you "
     "your".split()
 )
-_WORD = re.compile(r"\w+")
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 
@@ -44,7 +44,7 @@ class Packed:
 
 
 def words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    return [w for w in split(text) if w not in STOP_WORDS]
 
 
 def split_sections(path: str, text: str) -> list[Section]:

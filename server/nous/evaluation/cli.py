@@ -222,9 +222,16 @@ def _fusion(args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from nous import settings
     from nous.errors import NousError
     from nous.evaluation import report
 
+    loaded, problems = settings.load(env=settings.environment())  # the one read
+    for problem in problems:
+        print(f"nous: warning: {problem}", file=sys.stderr)
+    settings.install(loaded)
+    args.data = args.data or loaded.eval_data
+    args.cache = args.cache or loaded.eval_cache
     started = time.perf_counter()
     try:
         if args.dataset == "docs":

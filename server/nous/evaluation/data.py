@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +29,10 @@ class EvalDataError(NousError):
 
 
 def data_dir(explicit: Path | None = None) -> Path:
+    """`explicit` (`--data`, else `Settings.eval_data` from `NOUS_EVAL_DATA`: the caller's),
+    else `../shared/eval` beside the repository root."""
     if explicit is not None:
         path = explicit
-    elif os.environ.get(DATA_ENV):
-        path = Path(os.environ[DATA_ENV])
     else:
         base = ROOT if (ROOT / "pyproject.toml").is_file() else Path.cwd()
         path = base.parent / "shared" / "eval"

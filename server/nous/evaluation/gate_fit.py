@@ -312,7 +312,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also choose the floors leave-one-repository-out through the pipeline (gate_floors)",
     )  # fmt: skip
     args = parser.parse_args(argv)
+    from nous import settings
     from nous.evaluation.data import data_dir
+
+    loaded, _ = settings.load(env=settings.environment())  # the one read
+    settings.install(loaded)
+    args.data = args.data or loaded.eval_data
 
     if args.from_rows:
         data = json.loads(args.from_rows.read_text(encoding="utf-8"))

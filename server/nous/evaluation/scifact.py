@@ -34,10 +34,11 @@ BATCH = 256
 
 
 def cache_dir(explicit: Path | None = None) -> Path:
+    """`explicit` (`--cache`, else `Settings.eval_cache` from `NOUS_EVAL_CACHE`: the caller's),
+    else the user cache dir."""
     if explicit is not None:
         return explicit
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path(platformdirs.user_cache_dir("nous")) / "eval"
+    return Path(platformdirs.user_cache_dir("nous")) / "eval"
 
 
 def content(doc: Doc) -> str:

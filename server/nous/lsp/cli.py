@@ -30,17 +30,18 @@ def run(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True,
     )  # fmt: skip
     logging.getLogger("pygls").setLevel(max(logging.WARNING, getattr(logging, args.log_level)))
+    from nous import settings
     from nous.lsp.server import Daemon
 
-    overrides: dict[str, object] = {"db": args.db} if getattr(args, "db", None) else {}
-    if getattr(args, "team_store", None):
-        from nous.memory import team_url
-
-        try:  # the flag sits in a process list: never with a password
-            overrides["team_store"] = team_url.check_synced(args.team_store)
-        except team_url.BadTeamUrl as exc:
-            sys.stderr.write(f"nous: error: --team-store: {exc}\n")
-            return 2
+    env = settings.environment()  # the one read; the client's options join it at `initialize`
+    flags = {name: getattr(args, name, None) for name in ("db", "team_store", "encoding")}
+    try:  # a bad flag (a --team-store with a password: it sits in a process list) ends here
+        loaded, _ = settings.load(env=env, flags=flags)
+    except settings.BadFlag as exc:
+        sys.stderr.write(f"nous: error: {exc}\n")
+        return 2
+    settings.install(loaded)  # the process-wide fields come from the environment alone
+    overrides = {name: value for name, value in flags.items() if value is not None}
     if args.tcp is not None:
         import socket
 
@@ -48,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
             logging.getLogger(__name__).info("listening on 127.0.0.1:%d", args.tcp)
             conn, _ = listener.accept()
             with conn, conn.makefile("rb") as reader, conn.makefile("wb") as writer:
-                return Daemon(reader, writer, overrides).serve()
-    return Daemon(sys.stdin.buffer, stdout, overrides).serve()
+                return Daemon(reader, writer, overrides, env).serve()
+    return Daemon(sys.stdin.buffer, stdout, overrides, env).serve()

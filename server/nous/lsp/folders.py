@@ -33,12 +33,14 @@ class Folders:
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
 
-    def configure(self, options: object, paths: list[Path], overrides: dict[str, Any]) -> list[str]:
-        """Settings (`initializationOptions`) and folders from `initialize`; returns the settings
+    def configure(
+        self, options: object, paths: list[Path], flags: dict[str, Any], env: dict[str, str]
+    ) -> list[str]:
+        """Settings and folders from `initialize`: the flags over the client's
+        `initializationOptions` over the environment (`settings.load`); returns the settings
         problems."""
-        settings, problems = load(options if isinstance(options, dict) else {})
-        for key, value in overrides.items():
-            setattr(settings, key, value)
+        settings, problems = load(options if isinstance(options, dict) else {}, env=env,
+                                  flags=flags)  # fmt: skip
         self.settings = settings
         self.paths = paths
         return problems
@@ -50,7 +52,7 @@ class Folders:
         if folder is None:
             folder = folders[0]
             if active_file:
-                path = uri_to_path(active_file) if "://" in active_file else Path(active_file)
+                path = uri_to_path(active_file)
                 matches = [f for f in folders if path.is_relative_to(f)]
                 if matches:
                     folder = max(matches, key=lambda f: len(f.parts))

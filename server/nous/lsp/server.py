@@ -196,12 +196,18 @@ class Daemon(LanguageServer):
     protocol: NousProtocol
 
     def __init__(
-        self, reader: BinaryIO, writer: BinaryIO, overrides: dict[str, Any] | None = None
+        self,
+        reader: BinaryIO,
+        writer: BinaryIO,
+        overrides: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.reader = reader
         self.output = Output(writer)
         self.guard = Guard(self.output, self.fault)
         self.overrides = overrides or {}
+        self.env = env or {}
+        """The environment's settings (`settings.environment()`), read once by `nous serve`."""
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nous-store")
         self.folders = Folders(self.worker)
         self.in_flight = InFlight()
@@ -276,7 +282,9 @@ class Daemon(LanguageServer):
             paths = [uri_to_path(f.uri) for f in params.workspace_folders or []]
             if not paths and params.root_uri:
                 paths = [uri_to_path(params.root_uri)]
-            problems = self.folders.configure(params.initialization_options, paths, self.overrides)
+            problems = self.folders.configure(
+                params.initialization_options, paths, self.overrides, self.env
+            )
             if params.process_id is not None and params.process_id > 0:
                 watchdog.start(params.process_id)
             for problem in problems:

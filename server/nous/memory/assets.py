@@ -1,9 +1,10 @@
 """Locating and verifying the model files Nous runs on (never downloaded at run time).
 
 `manifest.json` names each file with its sha256, either a file beside it or a file inside an
-installed package (`"package": ...`, e.g. a model from another distribution). The folder is
-`NOUS_MODELS_DIR` when set, else the package data `nous/models/` (found through
-`importlib.resources`, so it is the same in a checkout, an editable install and a wheel).
+installed package (`"package": ...`, e.g. a model from another distribution). The folder is the
+one `configure` was given (`Settings.models_dir`, from `NOUS_MODELS_DIR`), else the package data
+`nous/models/` (found through `importlib.resources`, so it is the same in a checkout, an editable
+install and a wheel).
 """
 
 from __future__ import annotations
@@ -20,13 +21,22 @@ from typing import Any
 from nous.errors import AssetError
 
 MODELS_ENV = "NOUS_MODELS_DIR"
+"""Named in messages; read by `nous.settings` only."""
+_models: Path | None = None
+_stamps_file: Path | None = None
+
+
+def configure(models: Path | None, stamps: Path | None) -> None:
+    """The model folder and the checksum-stamp file this process uses (`None`: the default);
+    `nous.settings.install` calls it once at startup."""
+    global _models, _stamps_file
+    _models, _stamps_file = models, stamps
 
 
 def models_dir() -> Path:
     """The folder holding `manifest.json` and the files it lists."""
-    env = os.environ.get(MODELS_ENV)
-    if env:
-        return Path(env)
+    if _models is not None:
+        return _models
     return Path(str(resources.files("nous").joinpath("models")))
 
 
@@ -65,13 +75,9 @@ def manifest_entry(section: str, name: str) -> dict[str, Any]:
     return entry
 
 
-VERIFIED_ENV = "NOUS_VERIFIED_CACHE"
-
-
 def _stamp_file() -> Path:
-    env = os.environ.get(VERIFIED_ENV)
-    if env:
-        return Path(env)
+    if _stamps_file is not None:
+        return _stamps_file
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("nous")) / "verified.json"

@@ -20,6 +20,7 @@ from typing import Any
 from nous.memory import lifecycle, turns
 from nous.memory.model import Memory
 from nous.memory.store import _COLUMNS, MemoryStore, _memory
+from nous.memory.words import split
 
 REVIEWED_TAG = "reviewed"
 SOURCE_TYPES = ("file", "commit", "chat", "manual")
@@ -129,7 +130,7 @@ def _where(filters: Filters) -> tuple[str, list[Any], str | None]:
     args: list[Any] = [filters.project_scope]
     match = None
     if filters.query and filters.query.strip():
-        words = list(dict.fromkeys(re.findall(r"\w+", filters.query.lower())))[:32]
+        words = list(dict.fromkeys(split(filters.query)))[:32]
         text = filters.query.strip()
         found = "m.id LIKE ? ESCAPE '\\' OR m.source LIKE ? ESCAPE '\\'"
         args += [re.sub(r"([\\%_])", r"\\\1", text.lower()) + "%", _like(text)]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ import numpy.typing as npt
 
 from nous.errors import AssetError
 from nous.memory import assets
+from nous.memory.words import split
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class HashEmbedder(Embedder):
     def embed_batch(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
+            for word in split(text):
                 slot = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest())
                 out[row, slot % self.dimension] += 1.0
         return normalise(out)

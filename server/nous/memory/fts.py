@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import re
+from nous.memory.words import split
 
 _STOPWORDS = frozenset(
     [
@@ -92,7 +92,7 @@ _STOPWORDS = frozenset(
 
 def fts_terms(text: str) -> list[str]:
     """The query's non-stop words, lower-cased, each once, in order (at most 64)."""
-    words = [w for w in re.findall(r"\w+", text.lower()) if w not in _STOPWORDS]
+    words = [w for w in split(text) if w not in _STOPWORDS]
     return list(dict.fromkeys(words))[:64]
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from nous.errors import InvalidMemory
+from nous.memory import scope as scopes
 from nous.protocol import RememberParams
 
 KINDS = (
@@ -23,7 +23,6 @@ KINDS = (
     "note",
 )
 OUTCOMES = ("success", "partial", "pending", "failure")
-_SCOPE_RE = re.compile(r"^(universal|language:[a-z0-9_+#.-]{1,40}|project:[^\s]{1,200})$")
 
 
 def now() -> str:
@@ -44,15 +43,6 @@ def check_kind(kind: str) -> str:
     if kind not in KINDS:
         raise InvalidMemory(f"invalid kind {kind!r}: use one of {', '.join(KINDS)}")
     return kind
-
-
-def check_scope(scope: str) -> str:
-    scope = scope.strip()
-    if not _SCOPE_RE.match(scope):
-        raise InvalidMemory(
-            f"invalid scope {scope!r}: use 'universal', 'language:<id>' or 'project:<id>'"
-        )
-    return scope
 
 
 def check_unit(name: str, value: float) -> float:
@@ -98,15 +88,15 @@ class Draft(BaseModel):
             raise InvalidMemory(
                 f"invalid outcome {self.outcome!r}: use one of {', '.join(OUTCOMES)}"
             )
-        scope = check_scope(self.scope or "universal")
-        if self.shared and not scope.startswith("project:"):
+        scope = scopes.check(self.scope or scopes.UNIVERSAL)
+        if self.shared and not scopes.is_project(scope):
             raise InvalidMemory(
                 f"only a project's memories go to the team store: {scope!r} cannot be shared"
             )
         return self.model_copy(
             update={
                 "kind": check_kind(self.kind),
-                "scope": check_scope(self.scope or "universal"),
+                "scope": scope,
                 "confidence": check_unit("confidence", self.confidence),
                 "importance": check_unit("importance", self.importance),
                 "tags": sorted({t.strip() for t in self.tags if t.strip()}),

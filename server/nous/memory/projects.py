@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from nous.memory import scope as scopes
+
 if TYPE_CHECKING:
     from nous.memory.vectors import VectorIndex
 
@@ -48,7 +50,7 @@ def _pending(store: ProjectRows, legacy_name: str, aliases: Sequence[str]) -> bo
     for alias in aliases:
         if (
             conn.execute(
-                "SELECT 1 FROM memories WHERE scope = ? LIMIT 1", (f"project:{alias}",)
+                "SELECT 1 FROM memories WHERE scope = ? LIMIT 1", (scopes.project(alias),)
             ).fetchone()
             or conn.execute(
                 "SELECT 1 FROM harvest_sources WHERE project = ? LIMIT 1", (alias,)
@@ -75,7 +77,7 @@ def _claim(store: ProjectRows, key: str, legacy_name: str, aliases: Sequence[str
             ).fetchone()[0]
         )
         for old in dict.fromkeys(o for o in olds if o != key):
-            moved += _move(conn, f"project:{old}", f"project:{key}", change)
+            moved += _move(conn, scopes.project(old), scopes.project(key), change)
             for table in ("harvest_sources", "sessions"):
                 conn.execute(
                     f"UPDATE OR IGNORE {table} SET project = ? WHERE project = ?", (key, old)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import time
 import uuid
@@ -27,6 +26,7 @@ import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
 from nous.memory import fts, lifecycle, migrations, renderings, secrets, snapshot, turns
+from nous.memory import scope as scopes
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
 from nous.memory.interface import Candidates
@@ -36,7 +36,6 @@ from nous.memory.model import (
     Draft,
     Memory,
     check_kind,
-    check_scope,
     check_unit,
     now,
 )
@@ -49,7 +48,6 @@ from nous.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-DB_ENV = "NOUS_DB"
 CACHE_KIB = 32 * 1024
 BUSY_TIMEOUT_MS = 10_000
 JOURNAL_LIMIT = 64 * 1024 * 1024
@@ -66,9 +64,9 @@ _COLUMNS = (
 
 
 def default_path() -> Path:
-    """`NOUS_DB` when set, else `<user data dir>/nous/memory.db` (never inside a workspace)."""
-    env = os.environ.get(DB_ENV)
-    return Path(env) if env else Path(platformdirs.user_data_dir("nous")) / "memory.db"
+    """`<user data dir>/nous/memory.db`: the database when no setting names one (`--db`,
+    `nous.db`, `NOUS_DB`: `Settings.db`); never inside a workspace."""
+    return Path(platformdirs.user_data_dir("nous")) / "memory.db"
 
 
 @dataclass
@@ -310,7 +308,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         args = (draft.outcome, draft.confidence, self.counter)
         return _Prepared(
             draft=draft,
-            scope=draft.scope or "universal",
+            scope=draft.scope or scopes.UNIVERSAL,
             content=clean,
             content_hash=renderings.content_hash(clean, turns.session_of(source)),
             summary=renderings.summary(draft.kind, clean, *args),
@@ -889,7 +887,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         given; the status only through its kind's legal transitions (`InvalidTransition`)."""
         memory = self.get(memory_id)
         kind = check_kind(changes.kind) if changes.kind is not None else memory.kind
-        scope = check_scope(changes.scope) if changes.scope is not None else memory.scope
+        scope = scopes.check(changes.scope) if changes.scope is not None else memory.scope
         found: list[Redaction] = []
         content = memory.content
         if changes.content is not None:
@@ -916,7 +914,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
                 )
             outcome = changes.outcome
         shared = memory.shared if changes.shared is None else changes.shared
-        if shared and not scope.startswith("project:"):
+        if shared and not scopes.is_project(scope):
             raise InvalidMemory(
                 f"shared: only a project's memories go to the team store, not {scope}'s"
             )

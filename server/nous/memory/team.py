@@ -27,6 +27,7 @@ from nous.memory import lifecycle, secrets, team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory, now
 from nous.memory.team_schema import HNSW_INDEX, LOCK_KEY, migrations
+from nous.memory.words import split
 
 log = logging.getLogger(__name__)
 
@@ -70,14 +71,16 @@ class Row:
 
 def tsquery(text: str, limit: int = 32) -> str:
     """An OR of the text's words, as `to_tsquery` reads it (words only: nothing to escape)."""
-    words = list(dict.fromkeys(w for w in re.findall(r"\w+", text.lower()) if len(w) > 1))
+    words = list(dict.fromkeys(w for w in split(text) if len(w) > 1))
     return " | ".join(f"'{w}'" for w in words[:limit])
 
 
 class TeamStore:
     """One project's rows on one PostgreSQL server; use from one thread."""
 
-    def __init__(self, url: str, project_key: str, dimension: int, model: str) -> None:
+    def __init__(
+        self, url: str, project_key: str, dimension: int, model: str, password: str | None = None
+    ) -> None:
         try:
             import psycopg
             from pgvector.psycopg import register_vector
@@ -90,7 +93,7 @@ class TeamStore:
         self.model = model
         self.url = team_url.redact(url)
         self._ef = 0
-        secret = team_url.password(url)
+        secret = team_url.password(url, password)
         try:
             extra: dict[str, Any] = {"password": secret} if secret else {}
             self._conn = psycopg.connect(

@@ -8,10 +8,8 @@ command line a process list shows): it comes from `NOUS_TEAM_STORE_PASSWORD` or 
 
 from __future__ import annotations
 
-import os
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-URL_ENV = "NOUS_TEAM_STORE"
 PASSWORD_ENV = "NOUS_TEAM_STORE_PASSWORD"
 KEYRING_SERVICE = "nous-team-store"
 SCHEMES = ("postgresql", "postgres")
@@ -73,24 +71,21 @@ def keyring_user(url: str) -> str:
     return f"{parts.username or ''}@{parts.hostname or ''}/{parts.path.lstrip('/')}"
 
 
-def resolve(setting: str | None, environ: dict[str, str] | None = None) -> str | None:
-    """The URL in force: the setting (or flag), else `NOUS_TEAM_STORE`; `None` when neither."""
-    env = os.environ if environ is None else environ
-    url = (setting or "").strip() or env.get(URL_ENV, "").strip()
-    if not url:
-        return None
+def check(url: str) -> str:
+    """A usable URL (`postgresql://…`, a valid port), password or not: `NOUS_TEAM_STORE` may
+    hold one; `BadTeamUrl` otherwise."""
     _split(url)
-    return url
+    return url.strip()
 
 
-def password(url: str, environ: dict[str, str] | None = None) -> str | None:
-    """The password to connect with: the URL's own (from the environment only), else
-    `NOUS_TEAM_STORE_PASSWORD`, else the OS keyring's entry, else none."""
-    env = os.environ if environ is None else environ
+def password(url: str, given: str | None = None) -> str | None:
+    """The password to connect with: the URL's own (from the environment only), else `given`
+    (`NOUS_TEAM_STORE_PASSWORD`, read by the settings), else the OS keyring's entry, else
+    none."""
     if _split(url).password:
         return None  # psycopg reads it from the URL
-    if env.get(PASSWORD_ENV):
-        return env[PASSWORD_ENV]
+    if given:
+        return given
     try:
         import keyring
     except ImportError:

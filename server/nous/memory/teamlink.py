@@ -56,9 +56,10 @@ class TeamLink:
 
     def __init__(
         self, url: str, project_key: str, scope: str, path: Path, dimension: int, model: str,
-        timeout: float = READ_TIMEOUT_S,
+        timeout: float = READ_TIMEOUT_S, password: str | None = None,
     ) -> None:  # fmt: skip
         self._url = url
+        self._password = password
         self.url = team_url.redact(url)
         self.project_key = project_key
         self.scope = scope
@@ -213,7 +214,7 @@ class TeamLink:
 
     def _ensure_reader(self) -> TeamStore:
         if self._reader is None or self._reader.closed:
-            reader = TeamStore(self._url, *self._args)
+            reader = TeamStore(self._url, *self._args, password=self._password)
             reader.warm()
             self._reader = reader
         return self._reader
@@ -268,7 +269,7 @@ class TeamLink:
                 if outbox is None:
                     outbox = Outbox(self._path, self._columns)
                 if writer is None or writer.closed:
-                    writer = TeamStore(self._url, *self._args)
+                    writer = TeamStore(self._url, *self._args, password=self._password)
                 while self._push(outbox, writer):
                     pass
                 failures = 0

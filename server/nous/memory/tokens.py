@@ -1,7 +1,8 @@
 """Token counting with tiktoken, offline.
 
 The BPE files ship gzipped in the package data `nous/models/`; at first use they are unpacked
-into a private cache folder under the name tiktoken looks for, `TIKTOKEN_CACHE_DIR` is pointed
+into a private cache folder (`configure`: `Settings.token_cache`, from `TIKTOKEN_CACHE_DIR`;
+else the user cache dir) under the name tiktoken looks for, `TIKTOKEN_CACHE_DIR` is pointed
 there, and tiktoken verifies the content hash itself. Counting uses `encode_ordinary`, so
 special-token text in a memory is counted as text instead of raising.
 
@@ -34,6 +35,14 @@ log = logging.getLogger(__name__)
 DEFAULT_ENCODING = "o200k_base"
 ENCODINGS = ("o200k_base", "cl100k_base")
 _lock = threading.Lock()
+_folder: Path | None = None
+
+
+def configure(folder: Path | None) -> None:
+    """The folder the encodings are unpacked into (`None`: the user cache dir); called once at
+    startup by `nous.settings.install`."""
+    global _folder
+    _folder = folder
 
 
 class TokenCounter(Protocol):
@@ -89,7 +98,7 @@ def _seed_cache(name: str) -> Path:
     """Unpack the encoding into the cache folder tiktoken reads (atomically, once)."""
     entry = assets.manifest_entry("encodings", name)
     source = assets.asset("encodings", name, "file")
-    folder = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or _cache_dir())
+    folder = _folder or _cache_dir()
     target = folder / entry["cache_key"]
     if target.is_file():
         return folder

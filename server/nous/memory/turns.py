@@ -6,6 +6,7 @@ is its own: the same words said in another session are another memory (`session_
 from __future__ import annotations
 
 from nous.memory.model import Draft, Memory
+from nous.protocol import keeps_turns
 
 PREFIX = "chat:"
 TAG = "chat"
@@ -15,7 +16,7 @@ ASKING = "asking"
 
 def source(session: str, index: int) -> str:
     """The source of turn `index` of `session` (`#` cannot occur in a session id)."""
-    if not session or "#" in session:
+    if not keeps_turns(session):
         raise ValueError(f"a session id is non-empty and has no '#': {session!r}")
     return f"{PREFIX}{session}#{index}"
 

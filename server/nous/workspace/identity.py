@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
+from nous.memory import scope as scopes
 from nous.workspace import boundary
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ class Project:
 
     @property
     def scope(self) -> str:
-        return f"project:{self.key}"
+        return scopes.project(self.key)
 
 
 def _git_root(folder: Path) -> Path | None:

@@ -14,14 +14,12 @@ falls back to Nous's own rules alone, with one warning in the log.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-ENGINE_ENV = "NOUS_SECRETS_ENGINE"
 NAME = "kingfisher"
 TIMEOUT_S = 2.0
 BYTES_PER_S = 200_000
@@ -31,6 +29,16 @@ MAX_TIMEOUT_S = 5.0
 _lock = threading.Lock()
 _scanner: Any = None
 _failed = False
+_builtin = False
+
+
+def configure(builtin: bool) -> None:
+    """`builtin`: the own rules alone, never the library (`NOUS_SECRETS_ENGINE=builtin`, read
+    by `nous.settings`); called once at startup, before the first scan."""
+    global _builtin, _scanner, _failed
+    with _lock:
+        if builtin != _builtin:
+            _builtin, _scanner, _failed = builtin, None, False
 
 
 def _load() -> Any:
@@ -38,7 +46,7 @@ def _load() -> Any:
     with _lock:
         if _scanner is not None or _failed:
             return _scanner
-        if os.environ.get(ENGINE_ENV, "").lower() == "builtin":
+        if _builtin:
             _failed = True
             return None
         try:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from nous.errors import NousError
 from nous.memory import lifecycle
+from nous.memory import scope as scopes
 from nous.memory.interface import Store
 from nous.memory.model import Draft, Memory
 from nous.workspace import boundary
@@ -97,7 +98,7 @@ def _drafts(items: list[Harvested], project_scope: str) -> list[Draft]:
     # `language:` scope would show it to every other project (and let their harvest retire it).
     return [
         Draft(kind=h.kind, content=h.content, scope=project_scope, source=h.anchor,
-              status=h.status, tags=[*h.tags, *([f"language:{h.language}"] if h.language else [])],
+              status=h.status, tags=[*h.tags, *([scopes.language(h.language)] if h.language else [])],
               confidence=h.confidence, importance=h.importance)
         for h in items
     ]  # fmt: skip
@@ -180,7 +181,7 @@ def _supersede(store: Store, scope: str, older_ref: str, newer_ref: str) -> None
 def sync(store: Store, project: str, root: Path, git_limit: int = 50) -> Report:
     """Harvest `root` into `project` (its id); returns what changed."""
     started = time.perf_counter()
-    scope = f"project:{project}"
+    scope = scopes.project(project)
     report = Report()
     seen = set()
     decisions: dict[str, list[Harvested]] = {}
