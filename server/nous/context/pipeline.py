@@ -15,11 +15,11 @@ from nous.context import placement as places
 from nous.context.config import Config
 from nous.context.query import Query, Request, View, build
 from nous.context.render import Block
-from nous.context.score import Scope, Scored
+from nous.context.score import Scored
 from nous.memory.interface import Store
 from nous.protocol import ContextResult, Item, Section, SessionUse
 
-__all__ = ["ContextResult", "Request", "Scope", "View", "assemble"]
+__all__ = ["ContextResult", "Request", "View", "assemble"]
 
 _PATHLIKE = re.compile(r"[\w-]+\.[a-zA-Z]\w{0,5}$")
 
