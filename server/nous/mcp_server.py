@@ -31,9 +31,8 @@ from nous import __version__
 from nous import protocol as p
 from nous.context import chat
 from nous.context.render import code
-from nous.engine import Engine
+from nous.engine import Draft, Engine
 from nous.errors import NousError
-from nous.memory.model import Draft
 from nous.settings import Settings
 
 log = logging.getLogger(__name__)
