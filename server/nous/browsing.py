@@ -13,6 +13,10 @@ from nous.engine import Engine
 from nous.errors import InvalidMemory, InvalidTransition
 from nous.memory import browse, lifecycle
 from nous.memory.browse import REVIEWED_TAG, Listed
+
+# The listing's vocabularies, for the command line's choices (it imports no memory/).
+from nous.memory.browse import SORTS as SORTS
+from nous.memory.browse import SOURCE_TYPES as SOURCE_TYPES
 from nous.memory.store import Edit
 from nous.protocol import (
     ListedMemory,

@@ -20,13 +20,12 @@ from pydantic import ValidationError
 
 from nous import __version__, browsing
 from nous import settings as settings_mod
+from nous.browsing import SORTS, SOURCE_TYPES
 from nous.context import chat, stats
 from nous.context.config import FRAMES
 from nous.context.render import code
-from nous.engine import Engine
+from nous.engine import KINDS, OUTCOMES, Draft, Engine
 from nous.errors import NousError
-from nous.memory.browse import SORTS, SOURCE_TYPES
-from nous.memory.model import KINDS, OUTCOMES, Draft
 from nous.protocol import (
     ContextParams,
     FeedbackParams,

@@ -26,7 +26,15 @@ from nous.memory import embedder as embedders
 from nous.memory import lifecycle, tokens
 from nous.memory import scope as scopes
 from nous.memory.embedder import Embedder
-from nous.memory.model import Draft, Memory, now
+
+# The memory types the engine's verbs take and give, and their vocabularies, re-exported: the
+# adapters (lsp, cli, mcp) name them here, never in memory/ (a handler reaches the store only
+# through a use case: docs/architecture.md).
+from nous.memory.model import KINDS as KINDS
+from nous.memory.model import OUTCOMES as OUTCOMES
+from nous.memory.model import Draft as Draft
+from nous.memory.model import Memory as Memory
+from nous.memory.model import now
 from nous.memory.secrets import library
 from nous.memory.store import MemoryStore, WriteResult, default_path
 from nous.settings import Settings

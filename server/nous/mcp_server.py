@@ -30,9 +30,8 @@ from nous import __version__
 from nous import protocol as p
 from nous.context import chat
 from nous.context.render import code
-from nous.engine import Engine, file_path
+from nous.engine import Draft, Engine, file_path
 from nous.errors import NousError
-from nous.memory.model import Draft
 from nous.settings import Settings
 
 log = logging.getLogger(__name__)

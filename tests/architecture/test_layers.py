@@ -1,9 +1,12 @@
-"""The nevers of the architecture (docs/architecture.md), checked on the source with `ast`.
+"""The architecture's import rules (docs/architecture.md), generated from one table
+(`rules.py`) and checked on the source with `ast` (`imports.py`).
 
-    lsp → (engine, context, workspace) → memory → protocol
+    adapters (lsp, cli, mcp) → engine, use cases (browsing, context, workspace) → memory → protocol
     bench, evaluation, measurement: beside the daemon, never imported by it
 
-Each rule names the files that break it, so a failure says where to look.
+Every rule has two tests: the source keeps it, and a synthetic file that breaks it is reported
+(so no rule can pass because the checker does not see what it looks for). Each failure names the
+file and line that breaks the rule.
 """
 
 from __future__ import annotations
@@ -13,97 +16,137 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from tests.architecture.imports import Package, cycles, part_of
+from tests.architecture.rules import FLOOR, KNOWN, KNOWN_CYCLES, MAY_IMPORT, ONLY, Rule, rules
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "server" / "nous"
+SOURCE = Package(ROOT / "server")
+RULES = rules()
 
 
-def modules(part: str) -> list[Path]:
-    """The files of `nous.<part>` (a package or a module)."""
-    if (PACKAGE / part).is_dir():
-        return sorted((PACKAGE / part).rglob("*.py"))
-    return [PACKAGE / f"{part}.py"]
+@pytest.mark.parametrize("rule", RULES, ids=[rule.name for rule in RULES])
+def test_the_source_keeps_the_rule(rule: Rule) -> None:
+    assert not (found := rule.breaches(SOURCE.imports)), "\n".join(map(str, found))
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _module_of(part: str) -> str:
+    """A new module of `part`: a file in its package, or the part itself when it is a module."""
+    if part == "nous":
+        return "nous"
+    return f"nous.{part}.synthetic" if (PACKAGE / part).is_dir() else f"nous.{part}"
 
 
-def imported(path: Path) -> set[str]:
-    """Every module `path` imports, absolute (relative imports resolved), at any depth: a
-    function-level import is an import too."""
-    found: set[str] = set()
-    package = module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else None
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = (package or module_name(path)).split(".")
-                anchor = anchor[: len(anchor) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names}
-    return found
+def _breaking(rule: Rule, n: int) -> str:
+    """A source that breaks the rule, in one of the ways an import can be written (absolute,
+    from-import of a submodule, relative, inside a function, under TYPE_CHECKING): `n` picks the
+    way, so the rules share them all out."""
+    if rule.forbidden not in MAY_IMPORT:  # a third-party package
+        ways = [
+            f"import {rule.forbidden}\n",
+            f"from {rule.forbidden}.sub import thing\n",
+            f"def later() -> None:\n    import {rule.forbidden}.sub\n",
+        ]
+        return ways[n % len(ways)]
+    target = f"nous.{rule.forbidden}"
+    sub = next((m for m in sorted(SOURCE.files) if m.startswith(target + ".")), target)
+    dots = "." * max(1, _module_of(rule.importer).count("."))  # the package `nous` itself
+    ways = [
+        f"import {sub}\n",
+        f"from {target} import {sub.rpartition('.')[2]}\n",
+        f"from nous import {rule.forbidden}\n",
+        f"def later() -> None:\n    from {sub} import anything\n",
+        f"from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import {target}\n",
+        f"from {dots}{rule.forbidden} import thing\n",
+    ]
+    return ways[n % len(ways)]
 
 
-def offenders(parts: list[str], forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(
-        f"{path.relative_to(ROOT)} imports {name}"
-        for part in parts
-        for path in modules(part)
-        for name in imported(path)
-        if any(name == f or name.startswith(f + ".") for f in forbidden)
+def _write(root: Path, module: str, source: str) -> Path:
+    names = module.split(".")
+    path = root.joinpath(*names[:-1], names[-1] + ".py")
+    if module == "nous":
+        path = root / "nous" / "__init__.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    return path
+
+
+@pytest.mark.parametrize(("n", "rule"), list(enumerate(RULES)), ids=[rule.name for rule in RULES])
+def test_the_rule_fails_when_broken(n: int, rule: Rule, tmp_path: Path) -> None:
+    module, source = _module_of(rule.importer), _breaking(rule, n)
+    _write(tmp_path, module, source)
+    found = rule.breaches(Package(tmp_path, also_known=frozenset(SOURCE.files)).imports)
+    assert [f.importer for f in found] == [module], source
+
+
+def test_the_reviews_two_imports_are_caught(tmp_path: Path) -> None:
+    """The two imports a review added without any test failing (issue 29)."""
+    _write(tmp_path, "nous.lsp.handlers", "from nous.memory.store import MemoryStore\n")
+    _write(tmp_path, "nous.browsing", "from nous.bench import corpus\n")
+    found = Package(tmp_path, also_known=frozenset(SOURCE.files)).imports
+    broken = {rule.name for rule in RULES if rule.breaches(found)}
+    assert broken == {"lsp-never-memory", "browsing-never-bench"}
+
+
+def test_every_part_of_the_package_has_its_row() -> None:
+    """A new module or package at the top of `nous` has no rules until it is placed in the
+    table, so it fails here first."""
+    parts = {part_of(module) for module in SOURCE.files}
+    assert parts == set(MAY_IMPORT)
+    assert set(MAY_IMPORT) >= FLOOR
+    assert all(allowed <= set(MAY_IMPORT) for allowed in MAY_IMPORT.values())
+    assert all(home in SOURCE.files for homes in ONLY.values() for home in homes)
+
+
+def test_every_known_exception_is_still_needed() -> None:
+    """A known exception excuses an import that breaks a rule today; once fixed, it goes."""
+    for known in KNOWN:
+        excused = [f for f in SOURCE.imports if known.excuses(f)]
+        assert any(rule.broken_by(f) for rule in RULES for f in excused), known
+        assert known.why
+
+
+def test_the_package_has_no_import_loop_but_the_known_ones() -> None:
+    loops = cycles((found.importer, found.target) for found in SOURCE.internal)
+    assert [set(loop) for loop in loops] == [set(known) for known, _ in KNOWN_CYCLES]
+
+
+def test_an_import_loop_is_seen(tmp_path: Path) -> None:
+    """Three modules in a ring, one link a function-level import and one under TYPE_CHECKING:
+    a loop all the same. A module importing its own package is no loop with the package."""
+    _write(tmp_path, "nous.memory.ring_a", "from nous.memory import ring_b\n")
+    _write(tmp_path, "nous.memory.ring_b", "def later() -> None:\n    from . import ring_c\n")
+    _write(tmp_path, "nous.memory.ring_c",
+           "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import nous.memory.ring_a\n")  # fmt: skip
+    _write(tmp_path, "nous.memory.alone", "from nous.memory import ring_a\n")
+    found = Package(tmp_path)
+    loops = cycles((f.importer, f.target) for f in found.internal)
+    assert loops == [["nous.memory.ring_a", "nous.memory.ring_b", "nous.memory.ring_c"]]
+
+
+def test_relative_imports_resolve_to_the_module_they_name(tmp_path: Path) -> None:
+    _write(
+        tmp_path, "nous.lsp.synthetic", "from ..memory.store import Edit\nfrom . import server\n"
     )
+    _write(tmp_path, "nous.cli", "from .memory import model\nfrom . import __version__\n")
+    found = Package(tmp_path, also_known=frozenset(SOURCE.files)).imports
+    assert {(f.importer, f.target) for f in found} == {
+        ("nous.lsp.synthetic", "nous.memory.store"),
+        ("nous.lsp.synthetic", "nous.lsp.server"),
+        ("nous.cli", "nous.memory.model"),
+        ("nous.cli", "nous"),
+    }
 
 
-def test_memory_imports_no_context_lsp_workspace_or_engine() -> None:
-    forbidden = ("nous.context", "nous.lsp", "nous.workspace", "nous.engine", "nous.cli")
-    assert not (found := offenders(["memory"], forbidden)), "\n".join(found)
-
-
-def test_context_imports_no_lsp_workspace_or_engine() -> None:
-    forbidden = ("nous.lsp", "nous.workspace", "nous.engine", "nous.cli")
-    assert not (found := offenders(["context"], forbidden)), "\n".join(found)
-
-
-def test_workspace_imports_no_lsp_context_or_engine() -> None:
-    forbidden = ("nous.lsp", "nous.context", "nous.engine", "nous.cli")
-    assert not (found := offenders(["workspace"], forbidden)), "\n".join(found)
-
-
-def test_protocol_and_settings_import_nothing_above_memory() -> None:
-    forbidden = ("nous.context", "nous.lsp", "nous.workspace", "nous.engine", "nous.cli")
-    assert not (found := offenders(["protocol", "settings", "errors"], forbidden)), "\n".join(found)
-    assert not (found := offenders(["protocol"], ("nous.memory",))), "\n".join(found)
-
-
-def test_the_runtime_never_imports_bench_evaluation_or_measurement() -> None:
-    runtime = ["memory", "context", "workspace", "lsp", "engine", "protocol", "settings", "cli"]
-    forbidden = ("nous.bench", "nous.evaluation", "nous.measurement")
-    assert not (found := offenders(runtime, forbidden)), "\n".join(found)
-
-
-def test_only_lsp_imports_pygls() -> None:
-    others = [p.name for p in PACKAGE.iterdir() if p.name not in ("lsp", "__pycache__")]
-    parts = [p.removesuffix(".py") for p in others if p.endswith(".py") or (PACKAGE / p).is_dir()]
-    assert not (found := offenders(parts, ("pygls", "lsprotocol"))), "\n".join(found)
-
-
-def test_only_the_team_store_imports_the_postgresql_driver() -> None:
-    """psycopg and pgvector belong to `memory/team.py` (SPEC §13): everything else reaches the
-    team store through `TeamStore` / `TeamLink`, and a Nous without a team store never imports
-    the driver (it is an optional extra). The bench and the tests' server helper are beside."""
-    parts = [
-        p.removesuffix(".py") for p in (x.name for x in PACKAGE.iterdir())
-        if p.endswith(".py") or (PACKAGE / p).is_dir()
-    ]  # fmt: skip
-    found = [
-        line for line in offenders(parts, ("psycopg", "pgvector", "pgserver"))
-        if not line.startswith(("server/nous/memory/team.py ", "server/nous/bench/team.py "))
-    ]  # fmt: skip
-    assert not found, "\n".join(found)
+def test_the_architecture_doc_shows_the_table() -> None:
+    """docs/architecture.md's "may import" table says what `rules.MAY_IMPORT` says."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (.*) \|$", text, re.MULTILINE)
+    shown = {part: set(re.findall(r"`(\w+)`", allowed)) for part, allowed in rows}
+    assert shown == {part: set(allowed) for part, allowed in MAY_IMPORT.items()}
 
 
 # -- SQL and the connection live in memory/ only ---------------------------------------------

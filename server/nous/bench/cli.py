@@ -188,21 +188,6 @@ def _own_scope(db: Path, ws: Path, embedder: Any, counter: Any) -> None:
         store.close()
 
 
-def make_workspace(root: Path) -> Path:
-    """The bench workspace: project `orderflow`, python with some typescript."""
-    from nous.bench.corpus import PROJECT
-
-    ws = root / PROJECT
-    (ws / "src" / PROJECT).mkdir(parents=True, exist_ok=True)
-    (ws / "web" / "src").mkdir(parents=True, exist_ok=True)
-    (ws / "pyproject.toml").write_text(f'[project]\nname = "{PROJECT}"\n')
-    for name in ("app", "models", "payments", "orders", "inventory", "auth", "workers", "api"):
-        (ws / "src" / PROJECT / f"{name}.py").write_text(f'"""{name}."""\n')
-    for name in ("App", "Checkout"):
-        (ws / "web" / "src" / f"{name}.tsx").write_text("export {}\n")
-    return ws
-
-
 def bench(args: argparse.Namespace) -> dict[str, Any]:
     import shutil
     import tempfile
@@ -234,7 +219,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     pool = build.Pool(the_corpus, real)
     root = args.keep or Path(tempfile.mkdtemp(prefix="nous-bench-"))
     root.mkdir(parents=True, exist_ok=True)
-    ws = make_workspace(root)
+    ws = corpus.make_workspace(root)
     pool_file = root / f"pool-{pool.fingerprint()}.npz" if args.keep else None
     reused = pool.load(pool_file) if pool_file else 0
     if reused:

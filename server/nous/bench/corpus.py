@@ -19,6 +19,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 from nous.memory.model import Draft
@@ -684,3 +685,16 @@ def active_files(count: int, seed: int = 17) -> list[str]:
     """Files a startup request might come from (the startup query is built from them)."""
     rng = random.Random(f"{seed}:files")
     return [_file(rng, rng.choice(WORKSPACE_LANGUAGES), rng.choice(AREAS)) for _ in range(count)]
+
+
+def make_workspace(root: Path) -> Path:
+    """The bench workspace: project `orderflow`, python with some typescript."""
+    ws = root / PROJECT
+    (ws / "src" / PROJECT).mkdir(parents=True, exist_ok=True)
+    (ws / "web" / "src").mkdir(parents=True, exist_ok=True)
+    (ws / "pyproject.toml").write_text(f'[project]\nname = "{PROJECT}"\n')
+    for name in ("app", "models", "payments", "orders", "inventory", "auth", "workers", "api"):
+        (ws / "src" / PROJECT / f"{name}.py").write_text(f'"""{name}."""\n')
+    for name in ("App", "Checkout"):
+        (ws / "web" / "src" / f"{name}.tsx").write_text("export {}\n")
+    return ws

@@ -41,8 +41,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from pgserver.postgres_server import get_server
 
     from nous.bench.build import LookupEmbedder, Pool, store_key
-    from nous.bench.cli import make_workspace
-    from nous.bench.corpus import Corpus, recall_queries
+    from nous.bench.corpus import Corpus, make_workspace, recall_queries
     from nous.context import chat
     from nous.engine import Engine
     from nous.memory import tokens

@@ -53,7 +53,7 @@ def admit(
     kept_vecs: list[np.ndarray] = []
     vec_owners: list[Scored] = []  # the kept memory of each of kept_vecs (not all have one)
     candidates = _chat_turns_out(query, candidates, work)
-    candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (§10)
+    candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (SPEC §10)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
     # A chat turn must be competitive with the best document: in a store of turns alone their
     # LoCoMo-calibrated floor holds, beside harvested docs that answer it stays out.

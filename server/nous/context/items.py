@@ -450,13 +450,3 @@ def _decision(*memories: Memory) -> str | None:
         if _is_main(memory):
             return next((u.text for u in units(memory.content) if u.kind != "heading"), None)
     return None
-
-
-def _document(item: Scored) -> str:
-    return (item.memory.source or "").split("#", 1)[0]
-
-
-def _says(words: frozenset[str], unit: frozenset[str], containment: float) -> bool:
-    """One unit holds (nearly) the words of a short memory, or the memory holds the unit's."""
-    shared = len(words & unit)
-    return len(unit) >= 4 and shared >= max(3, containment * min(len(words), len(unit)))

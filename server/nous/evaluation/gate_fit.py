@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         from nous.evaluation import gate_floors
 
         result["floors"] = gate_floors.choose(
-            repos_dir(data_dir(args.data)), default_embedder(), data
+            repos_dir(data_dir(args.data)), default_embedder(), fold_gates(data)
         )
     text = json.dumps(result, indent=2)
     if args.out:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from nous.engine import Engine
-from nous.evaluation import gate_fit, repos
+from nous.evaluation import repos
 from nous.evaluation.data import TUNE, RepoQuestion, load_repo_questions
 from nous.evaluation.harness import progress
 from nous.evaluation.repos_metrics import judge
@@ -69,11 +69,12 @@ def objective(answers: list[dict[str, Any]]) -> dict[str, float]:
             "noAnswerTokens": round(noise, 1), "objective": round(value, 4)}  # fmt: skip
 
 
-def choose(root: Path, embedder: Embedder, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def choose(root: Path, embedder: Embedder, folds: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The floors, chosen per fold with the gate `gate_fit.fold_gates` fitted without the fold's
+    repository (passed in: this module is run by gate_fit's command, it imports none of it)."""
     import tempfile
 
     questions = load_repo_questions(root)
-    folds = gate_fit.fold_gates(rows)
     grid = list(itertools.product(FLOORS, RELATIVES, SIBLINGS))
     answers: dict[tuple[str, float, float, float], list[dict[str, Any]]] = {}
     for repo in TUNE:

@@ -12,8 +12,7 @@ from pydantic import BaseModel
 from nous import browsing
 from nous import protocol as p
 from nous.context import capture, chat, stats
-from nous.engine import Engine
-from nous.memory.model import Draft, Memory
+from nous.engine import Draft, Engine, Memory
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

@@ -68,16 +68,6 @@ def captured(memory: Memory) -> bool:
     return turns.session_of(memory.source or "") is not None
 
 
-def in_review(memory: Memory) -> bool:
-    """Captured from chat and waiting for the user to keep, edit or discard it."""
-    return (
-        source_type(memory.source) == "chat"
-        and memory.kind != "episode"
-        and REVIEWED_TAG not in memory.tags
-        and memory.status != lifecycle.INACTIVE
-    )
-
-
 @dataclass(frozen=True)
 class Filters:
     """What a listing keeps; `None` (or empty) keeps everything."""

@@ -96,11 +96,6 @@ def fts_terms(text: str) -> list[str]:
     return list(dict.fromkeys(words))[:64]
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 expression: the query's non-stop words, quoted, joined with OR."""
-    return fts_match(fts_terms(text))
-
-
 def fts_match(terms: list[str]) -> str:
     """An FTS5 expression: `terms`, quoted, joined with OR."""
     return " OR ".join(f'"{w}"' for w in terms)
