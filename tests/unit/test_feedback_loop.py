@@ -1,4 +1,4 @@
-"""The feedback loop (SPEC §14) through the chat use cases with the real model and a real store:
+"""The feedback loop (design §14) through the chat use cases with the real model and a real store:
 a paraphrase is a reference, the assistant's own earlier reply is never credited, and an item
 injected again and again without being used sinks below an equal one that is used."""
 

@@ -1,4 +1,4 @@
-"""The reference judge (SPEC §14) with the real model: a paraphrase of an injected memory counts
+"""The reference judge (design §14) with the real model: a paraphrase of an injected memory counts
 as a reference, an unrelated reply does not, and a word every injected item holds tells nothing."""
 
 from __future__ import annotations

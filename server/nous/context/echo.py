@@ -1,4 +1,4 @@
-"""What a chat turn holds for other sessions (SPEC §10): a turn that only asks, a reply that only
+"""What a chat turn holds for other sessions (design §10): a turn that only asks, a reply that only
 says again what Nous injected, and a memory that only repeats the question being asked, answer
 nothing.
 
@@ -101,7 +101,7 @@ def repeats(question: str, memory: Memory) -> bool:
 def own_reply(memory: Memory) -> bool:
     """`memory` is a chat turn the assistant said, kept by capture: when it is injected again
     and the next reply says the same, the model echoes itself; the feedback judge does not
-    credit it (SPEC §14)."""
+    credit it (design §14)."""
     return turns.is_turn(memory) and "role:assistant" in memory.tags
 
 

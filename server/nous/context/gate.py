@@ -1,4 +1,4 @@
-"""The gate (SPEC §2.5, §2.6): which scored candidates are admitted. A candidate is admitted on
+"""The gate (design §2.5, §2.6): which scored candidates are admitted. A candidate is admitted on
 its relevance over the mode's floor, or by being pinned, blocking or a standing rule (in by the
 censors layer alone); then the profile, lifecycle, plan, scope, secrets and duplicates (of the
 conversation, the editor's instruction files and what was admitted before it) have their say.
@@ -22,7 +22,7 @@ from nous.memory.model import Memory
 
 def bypasses(memory: Memory, mode: str = "turn") -> bool:
     """Pinned and blocking memories go in whatever the input; at startup so do the session
-    notes (SPEC §3's 800-token slot: where the last session ended, whatever is asked first)."""
+    notes (design §3's 800-token slot: where the last session ended, whatever is asked first)."""
     session_note = mode == "startup" and memory.kind == "note"
     return memory.pinned or memory.status == "escalated" or session_note
 
@@ -53,7 +53,7 @@ def admit(
     kept_vecs: list[np.ndarray] = []
     vec_owners: list[Scored] = []  # the kept memory of each of kept_vecs (not all have one)
     candidates = _chat_turns_out(query, candidates, work)
-    candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (SPEC §10)
+    candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (design §10)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
     # A chat turn must be competitive with the best document: in a store of turns alone their
     # LoCoMo-calibrated floor holds, beside harvested docs that answer it stays out.
@@ -176,7 +176,7 @@ def _chat_turns_out(query: Query, candidates: list[Scored], work: items.Work) ->
 
 
 def floor(query: Query, memory: Memory, top: float, history: bool, beside: float = 0.0) -> float:
-    """The relevance `memory` must reach for this request (SPEC §2.5). A question about
+    """The relevance `memory` must reach for this request (design §2.5). A question about
     history ("what changed recently?", "last time") lets commits in by their priors (recency
     first; the plan's episode limit bounds how many). A conversation memory also needs a share
     of `beside`, the best relevance among the other candidates (`gate.episode_relative`)."""

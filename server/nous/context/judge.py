@@ -1,4 +1,4 @@
-"""The reference judge (SPEC §14): did the assistant's reply use an injected memory? By meaning
+"""The reference judge (design §14): did the assistant's reply use an injected memory? By meaning
 and by rare shared terms, so a paraphrase counts ("persisted in Postgres, reached through the
 ORM" uses "Store orders in PostgreSQL 16 through SQLAlchemy"); no LLM, no second model.
 

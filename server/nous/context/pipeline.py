@@ -29,7 +29,7 @@ def assemble(store: Store, config: Config, view: View, req: Request) -> ContextR
     query = build(store, config, view, req)
     work = items.Work()
     blocks = places.blocks(query)
-    if query.mode == "turn" and query.frame == "decision":  # seed 003's note (SPEC §14)
+    if query.mode == "turn" and query.frame == "decision":  # seed 003's note (design §14)
         calibration.add_note(blocks, store, config, view.project_scope)
     found = retrieval.gather(store, query)
     candidates: list[Scored] = []

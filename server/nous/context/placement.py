@@ -1,4 +1,4 @@
-"""Where admitted items go (SPEC §2.7): the layers a mode renders (`blocks`), the layer and the
+"""Where admitted items go (design §2.7): the layers a mode renders (`blocks`), the layer and the
 bucket of each item, the buckets' caps scaled to the budget (`layout`), each item's share of the
 budget for its extract (`shares`), and the placement itself (`Placement`), placed again when a
 recall's unspent budget grows the extracts it cut (`spend_spare`)."""
@@ -60,7 +60,7 @@ def layer_of(query: Query, scored: Scored, standing: frozenset[str] = frozenset(
     rules = any(layer.name == RULES_LAYER for layer in config.layers)
     harvested_rule = rules and "instructions" in scored.memory.tags
     if mode == "turn" and scored.memory.id in standing and scored.memory.kind == "constraint":
-        # the workspace's own prohibitions read as its rules (unfenced, SPEC §2.8), drawing on
+        # the workspace's own prohibitions read as its rules (unfenced, design §2.8), drawing on
         # the censors' cap (`_turn_bucket`); remembered constraints are fenced data
         return RULES_LAYER if harvested_rule else CENSORS_LAYER
     if harvested_rule:

@@ -52,7 +52,7 @@ class Request:
     session_id: str | None = None
     """The chat session asking: its own kept turns and notes are in its conversation already."""
     injected: frozenset[str] = frozenset()
-    """What this chat session was already given: a censor is not repeated (SPEC §2.7)."""
+    """What this chat session was already given: a censor is not repeated (design §2.7)."""
 
 
 @dataclass(frozen=True)

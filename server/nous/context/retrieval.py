@@ -1,7 +1,7 @@
 """What a query finds and how each find scores: the hybrid search (with a proposal's subject),
 the memories that go in whatever the input (pinned and blocking, the standing rules, the last
 sessions' notes), then one read of the candidates (`Store.candidates`: records, vectors and
-usage) and their composite scores (SPEC §2.5)."""
+usage) and their composite scores (design §2.5)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class Found:
     subject_lexical: dict[str, float] = field(default_factory=dict)
     """{id: relative BM25} of the search of a proposal's subject (`Query.subject`)."""
     standing: frozenset[str] = frozenset()
-    """The standing rules in the censors layer's running (SPEC §2.7)."""
+    """The standing rules in the censors layer's running (design §2.7)."""
     available: int = 0
     """How many the search found."""
 
@@ -65,7 +65,7 @@ def gather(store: Store, query: Query) -> Found:
     if query.mode != "recall" and total > 0:
         for memory_id in store.always_on(query.scopes, 40):
             semantic.setdefault(memory_id, 0.0)
-    # The censors layer (SPEC §2.7): the project's active constraints go in whatever the input
+    # The censors layer (design §2.7): the project's active constraints go in whatever the input
     # (small talk aside), ordered by relevance within the layer's cap; a chat start carries every
     # instruction rule so. Recall carries the most relevant few when the question asks whether
     # it may do a thing; such a question (in a turn too) draws them from every instruction rule,

@@ -1,4 +1,4 @@
-"""The reference judge on labelled data nobody on the team wrote (SPEC §14): LoCoMo's QA.
+"""The reference judge on labelled data nobody on the team wrote (design §14): LoCoMo's QA.
 
 For each question (categories 1–4: the adversarial ones have no answer), the **reply** is its
 gold answer. The **injected items** are the question's evidence turns (the answer used them:

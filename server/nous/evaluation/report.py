@@ -314,12 +314,12 @@ repository.
   `chat.recall` (500) with no session id; metrics as the set's README defines them.
   Beside it, Okapi BM25 (k1 1.2, b 0.75) over the same Markdown files split at headings, packed
   best-first into 500 tokens and into the tokens Nous's recall used (the last section cut).
-- **Feedback reference judge** (`nous eval judge`, SPEC §14): LoCoMo's QA as labelled
+- **Feedback reference judge** (`nous eval judge`, design §14): LoCoMo's QA as labelled
   references: the gold answer is the reply, its evidence turns are the items it used and the five
   other turns nearest the question the items injected beside them and not used. Precision,
   recall and F1 of the judge `nous/feedback` runs (`[judge]` in defaults.toml, fitted on the
   development conversations) beside the word-overlap judge it replaced.
-- **Published references** (SPEC §9) are printed beside ours. They come from other harnesses and
+- **Published references** (design §9) are printed beside ours. They come from other harnesses and
   other splits (DRAGON: all 10 LoCoMo conversations; SciFact: the test split), so they are
   context, not a like-for-like comparison.
 """

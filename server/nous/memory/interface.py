@@ -68,7 +68,7 @@ class Store(SharedStore, Protocol):
     path: Path
     counter: TokenCounter
     team: TeamLink | None
-    """The team store's link, when one is attached: a search asks it too (SPEC §13)."""
+    """The team store's link, when one is attached: a search asks it too (design §13)."""
 
     def ids_starting(
         self, prefix: str, project_scope: str, limit: int = 10
