@@ -1,4 +1,4 @@
-"""The memory browser's use cases (SPEC §11), shared by `nous/list` / `nous/update` and the
+"""The memory browser's use cases (design §11), shared by `nous/list` / `nous/update` and the
 `nous list` / `nous edit` commands: one project's memories listed, and one changed in place.
 
 A request acts only inside the project it comes from: the listing never holds another project's

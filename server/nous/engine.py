@@ -252,12 +252,12 @@ class Engine:
 
     def harvest(self, git_limit: int = 50) -> dict[str, Any]:
         """Harvest the workspace folder's instruction files, ADRs, procedures and git history:
-        the folder's own, never those of a git root above it (SPEC §4 boundary)."""
+        the folder's own, never those of a git root above it (design §4 boundary)."""
         from dataclasses import asdict
 
         from nous.workspace.harvest import sync
 
-        with self.store.vectors_held():  # the harvest first, its vectors after (SPEC §8: ≤ 5 s)
+        with self.store.vectors_held():  # the harvest first, its vectors after (design §8: ≤ 5 s)
             return asdict(sync.sync(self.store, self.project.key, self.workspace, git_limit))
 
     def on_files_changed(self, changed: set[str]) -> dict[str, Any]:
@@ -319,7 +319,7 @@ class Engine:
         return "off" if team is None else team.state
 
     def team_status(self) -> dict[str, Any]:
-        """The team store's state (SPEC §13): `off` when none is configured, else `up`,
+        """The team store's state (design §13): `off` when none is configured, else `up`,
         `connecting`, `slow` or `down`, with the changes still queued for it."""
         team = self.store.team
         queued = self.store.team_queued(self.project.scope)

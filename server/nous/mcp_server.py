@@ -5,7 +5,7 @@ Built on the official `mcp` SDK's `MCPServer` (FastMCP before mcp 2). Four tools
 (startup), `nous_recall`, `nous_remember`, `nous_forget` — call the `Engine` the CLI and the daemon
 use, so budgets, the session cap, redaction and project isolation are the same: one MCP connection
 is one agent session with an agent's limits (`settings.for_agent`), and of what the agent hands
-`nous_context` only the session notes its task states are kept (SPEC §10; a recall's query is
+`nous_context` only the session notes its task states are kept (design §10; a recall's query is
 never kept: a tool's query is no memory). The project
 is `--workspace`, else the first `file://` root the client gives, else the working directory.
 All SQLite and ONNX work runs on one worker thread (a sqlite3 connection belongs to the thread

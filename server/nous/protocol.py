@@ -1,4 +1,4 @@
-"""Wire models of the custom JSON-RPC methods (SPEC §6): camelCase on the wire, snake_case here.
+"""Wire models of the custom JSON-RPC methods (design §6): camelCase on the wire, snake_case here.
 
 The daemon validates params with these models and sends `model_dump(mode="json", by_alias=True)`;
 the use cases take and return them, so the CLI and the daemon share one shape.
@@ -106,7 +106,7 @@ class FeedbackParams(Params):
 
 
 class TurnParams(Params):
-    """One chat turn to keep (SPEC §10): who said it, what, and where in the session."""
+    """One chat turn to keep (design §10): who said it, what, and where in the session."""
 
     session_id: str = Field(min_length=1, max_length=200, pattern=r"^[^#]+$")
     role: Literal["user", "assistant"]
@@ -175,7 +175,7 @@ class StatsParams(Params):
 
 
 class Metric(Wire):
-    """One of the seeds' five metrics (seed 001's table, SPEC §14)."""
+    """One of the seeds' five metrics (seed 001's table, design §14)."""
 
     name: Literal["contextRelevance", "budgetUtilization", "refreshRate", "coldStart", "overhead"]
     value: float | None
@@ -221,7 +221,7 @@ class Item(Wire):
     sources: list[str] = Field(default_factory=list)
     """Every source the text was drawn from (the item's own first), when it merged several."""
     origin: Literal["local", "team"] = "local"
-    """Where the memory was read from: this machine's file, or the team store (SPEC §13)."""
+    """Where the memory was read from: this machine's file, or the team store (design §13)."""
 
 
 class Dropped(Wire):
@@ -254,7 +254,7 @@ class SessionUse(Wire):
 
 
 class Limit(Wire):
-    """The limit an answer reached (SPEC §3): `recalls` (recalls per session) or `session-cap`
+    """The limit an answer reached (design §3): `recalls` (recalls per session) or `session-cap`
     (tokens per session). `used` and `max` count the same thing the name says, after this
     answer; `message` is the sentence to show the user."""
 
@@ -319,7 +319,7 @@ class BudgetNotification(Wire):
     layers: list[dict[str, Any]] = Field(default_factory=list)
     project: str = ""
     team: Literal["off", "up", "connecting", "slow", "down"] = "off"
-    """The answering project's team store (SPEC §13): `slow` or `down` means this answer was
+    """The answering project's team store (design §13): `slow` or `down` means this answer was
     local only (the status bar says so)."""
 
 
@@ -328,7 +328,7 @@ Outcome = Literal["success", "partial", "pending", "failure"]
 
 
 class ListParams(Params):
-    """`nous/list`: one page of this project's memories (SPEC §11), filtered and sorted."""
+    """`nous/list`: one page of this project's memories (design §11), filtered and sorted."""
 
     query: str | None = Field(default=None, max_length=1000)
     """Words that must all occur (as prefixes) in the text or tags; or an id prefix, or a
@@ -350,7 +350,7 @@ class ListParams(Params):
     project knowledge (harvested, committed, remembered on purpose)."""
     ids: list[str] | None = Field(default=None, max_length=500)
     origin: Literal["local", "team"] = "local"
-    """`team`: the team store's memories of this project (SPEC §13), last updated first; the
+    """`team`: the team store's memories of this project (design §13), last updated first; the
     query, statuses, offset and limit apply, the other filters are local ones."""
     history: bool = False
     """Add each memory's usage history and lifecycle transitions (for a record view)."""
@@ -433,7 +433,7 @@ class ListedMemory(Wire):
     captured: bool = False
     """Captured from a chat on its own (a turn or a session note), not project knowledge."""
     shared: bool = False
-    """Kept in the team store too (SPEC §13)."""
+    """Kept in the team store too (design §13)."""
     origin: Literal["local", "team"] = "local"
     """`team`: read from the team store (someone else's shared memory)."""
     excluded: bool

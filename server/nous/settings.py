@@ -32,10 +32,10 @@ class Settings(BaseModel):
     session_cap: int = Field(default=3000, ge=50, le=1_000_000)
     """Tokens injected per chat session across startup, recalls and expands."""
     max_recalls_per_session: int = Field(default=2, ge=0, le=1000)
-    """How many `nous/recall` injections one chat session may make (SPEC §3, seed 004)."""
+    """How many `nous/recall` injections one chat session may make (design §3, seed 004)."""
     agent_max_recalls: int = Field(default=40, ge=0, le=10_000)
     """How many recalls one agent connection (`nous mcp`) may make: an agent runs many tasks
-    on one connection (SPEC §3), so its limit is not a chat's two."""
+    on one connection (design §3), so its limit is not a chat's two."""
     agent_session_cap: int = Field(default=24_000, ge=50, le=10_000_000)
     """Tokens one agent connection may be given across startup contexts and recalls: room for
     `agent_max_recalls` recalls at the default recall budget and a few startup contexts."""
@@ -48,10 +48,10 @@ class Settings(BaseModel):
     """Watch the workspace for changes (re-harvest, code-anchor checks)."""
     capture: bool = True
     """Keep each chat turn the daemon sees as an episode and draw session notes from it
-    (SPEC §10); off, nothing of a chat is stored."""
+    (design §10); off, nothing of a chat is stored."""
 
     team_store: str | None = None
-    """PostgreSQL URL of the team's shared store (SPEC §13), e.g.
+    """PostgreSQL URL of the team's shared store (design §13), e.g.
     `postgresql://nous@db.internal:5432/nous`; default `NOUS_TEAM_STORE`, else none (local only).
     Never with a password: that comes from `NOUS_TEAM_STORE_PASSWORD` or the OS keyring."""
     team_timeout_ms: int = Field(default=300, ge=10, le=10_000)

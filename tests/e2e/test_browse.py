@@ -1,4 +1,4 @@
-"""`nous/list` and `nous/update` (SPEC §11) end to end: a real `nous serve` subprocess, the real
+"""`nous/list` and `nous/update` (design §11) end to end: a real `nous serve` subprocess, the real
 model, one window with two projects (shop and bank) sharing one memory file."""
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ async def test_pin_tags_importance_and_review(client: LanguageClient, ids: dict[
     )
     memory = pinned["memory"]
     assert memory["pinned"] and memory["tags"] == ["tests"] and memory["importance"] == 0.9
-    assert memory["status"] == "core", "pinning a convention makes it core (SPEC §1)"
+    assert memory["status"] == "core", "pinning a convention makes it core (design §1)"
     assert [m["id"] for m in (await listing(client, pinned=True))["items"]] == [conv]
     assert (await listing(client, sort="score"))["items"][0]["id"] == conv
     chat_pref = ids[SHOP_TEXTS[4][1]]

@@ -1,4 +1,4 @@
-"""With capture off (`nous.capture: false`) nothing of a chat is stored (SPEC §10)."""
+"""With capture off (`nous.capture: false`) nothing of a chat is stored (design §10)."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ def test_two_daemons_one_database_never_mix_projects(tmp_path: Path) -> None:
         assert "blue-green" in texts(a.call("nous/recall", {"query": "how do we deploy alpha"}))
         assert "legacy pickles" in texts(b.call("nous/recall", {"query": "why is numpy pinned"}))
         assert "small pure functions" in texts(b.call("nous/recall", {"query": "function style preference"}))  # fmt: skip
-        # b's own chat turns are kept as its episodes (SPEC §10); nothing of alpha's
+        # b's own chat turns are kept as its episodes (design §10); nothing of alpha's
         assert b.call("nous/status", {})["counts"].keys() == {"decision", "preference", "episode"}
     finally:
         a.close()

@@ -110,7 +110,7 @@ async def test_context_includes_harvested_rules(client: LanguageClient) -> None:
         )
     )
     assert other["frame"] == "decision"
-    # a warning that is not about the question is not injected on every turn (SPEC §2.7)
+    # a warning that is not about the question is not injected on every turn (design §2.7)
     assert "Never commit directly to main." not in other["text"]
 
 

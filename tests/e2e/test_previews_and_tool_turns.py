@@ -1,7 +1,7 @@
 """Through a real `nous serve`: a preview (Show Context for…, `@nous /context`: `preview: true`)
 keeps no chat turn and records no injection; an agent-mode tool call's input, reported the way
 the extension's tools report it (`nous/context` or `nous/recall` under the chat's session, then
-`nous/turn`), is kept as that chat's turn and opens the next session (SPEC §10)."""
+`nous/turn`), is kept as that chat's turn and opens the next session (design §10)."""
 
 from __future__ import annotations
 

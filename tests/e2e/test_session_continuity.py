@@ -1,4 +1,4 @@
-"""Session continuity through a real `nous serve` (SPEC §10): chat turns become episodes of
+"""Session continuity through a real `nous serve` (design §10): chat turns become episodes of
 their session, session notes are drawn from them and the next session's startup carries them;
 capture off stores nothing; a session is forgotten whole; isolated per project."""
 

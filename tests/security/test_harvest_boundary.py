@@ -1,4 +1,4 @@
-"""The harvest boundary (SPEC §4) against the real `nous harvest` CLI, the real daemon and the
+"""The harvest boundary (design §4) against the real `nous harvest` CLI, the real daemon and the
 watcher: only regular files inside the workspace folder are read, symlinks are resolved and kept
 inside it, reads are bounded and never block, a git root above the folder pulls nothing in, and
 any file name survives every notification (`.nousignore` semantics: test_nousignore.py).

@@ -1,4 +1,4 @@
-"""Projects that share a name are kept apart (SPEC §4): four real folders all called `api` — a git
+"""Projects that share a name are kept apart (design §4): four real folders all called `api` — a git
 repository with a remote, one without, and two plain folders in different places — on one memory
 file, through the use-case layer with the real model. Recall, harvest, id-based methods, sessions
 and writes naming another project's scope."""

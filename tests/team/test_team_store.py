@@ -1,4 +1,4 @@
-"""The team store (SPEC §13) against a real PostgreSQL with pgvector that the tests start:
+"""The team store (design §13) against a real PostgreSQL with pgvector that the tests start:
 users on separate machines (separate SQLite files, separate processes) share team memories,
 projects stay apart on one server, secrets never leave, and a team server that is down or hung
 never stops a local answer."""

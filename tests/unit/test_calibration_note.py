@@ -1,4 +1,4 @@
-"""Seed 003's calibration note (SPEC §14, issue 27 item 5): a decision-frame context carries the
+"""Seed 003's calibration note (design §14, issue 27 item 5): a decision-frame context carries the
 accuracy and Brier score of the project's reviewed decisions once five exist; harvested ADRs,
 which state no confidence, do not count."""
 

@@ -252,7 +252,7 @@ def test_smoke_detail_is_consistent_and_references_real_files(
     for q in smoke["detail"]:
         for mode, m in q["modes"].items():
             items = m["items"]
-            # retrieved tokens: the always-on layers' items are counted apart (SPEC §9)
+            # retrieved tokens: the always-on layers' items are counted apart (design §9)
             retrieved = sum(i["tokens"] for i in items if not i.get("always"))
             assert m["itemTokens"] == retrieved, (q["id"], mode)
             assert m["alwaysTokens"] == sum(i["tokens"] for i in items if i.get("always"))

@@ -1,4 +1,4 @@
-"""The gate, the extract and the lean answer (SPEC §2.5–2.8) with the real model: small talk and
+"""The gate, the extract and the lean answer (design §2.5–2.8) with the real model: small talk and
 questions nothing answers get nothing, priors never admit, a fact deep in a long record survives
 as an extract, a paraphrase takes one slot, a superseded memory is left out or marked."""
 
@@ -64,7 +64,7 @@ def layer_items(result: pipeline.ContextResult, layer: str) -> list[str]:
 
 def test_always_on_layers_hold_the_censors_pinned_and_blocking(shop: MemoryStore) -> None:
     unrelated = ask(shop, "How do I release a new version?")
-    # the censors layer holds the project's constraints whatever the input (SPEC §2.7) …
+    # the censors layer holds the project's constraints whatever the input (design §2.7) …
     assert any("card numbers" in t for t in layer_items(unrelated, "constraints"))
     # … and the selected layers hold only what is relevant
     selected = [t for s in unrelated.sections if s.layer != "constraints" for i in s.items

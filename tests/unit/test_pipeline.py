@@ -69,14 +69,14 @@ def test_redis_example_layers_and_ranking(redis_store: MemoryStore) -> None:
              "## Relevant Past Decisions", "## Known Information", "## Procedures",
              "## Past Experience"]  # fmt: skip
     assert titles == [t for t in order if t in titles]
-    # the censors layer (SPEC §2.7) holds the project's constraint whatever the input
+    # the censors layer (design §2.7) holds the project's constraint whatever the input
     assert titles[:3] == ["## Identity", "## Active Constraints", "## Current Approach: Decision"]
     censors = next(s for s in result.sections if s.layer == "constraints").items
     assert [redis_store.get(i.id).kind for i in censors] == ["constraint"]
     decisions = next(s for s in result.sections if s.layer == "decisions").items
     texts = [redis_store.get(i.id).content for i in decisions]
     assert texts and all("Postgres" in t or "pgvector" in t or "Qdrant" in t for t in texts)
-    # priors never admit what the question is not about (SPEC §2.5)
+    # priors never admit what the question is not about (design §2.5)
     dropped = {redis_store.get(d.id).content: d.reason for d in result.dropped}
     for unrelated in ("Use Tailwind for the dashboard styling.", "Ship the mobile app first on iOS.",
                       "The office coffee machine is on the second floor."):  # fmt: skip
@@ -182,7 +182,7 @@ def test_scenario_low_relevance_filtered(rules_store: MemoryStore) -> None:
     result = run(rules_store, "how should I handle errors", view=v)
     texts = [rules_store.get(i).content for i in included(result)]
     # Only the Go rule is about errors, and Go is not this project's language: nothing else is
-    # relevant, so nothing is injected (SPEC §2.5: priors never admit an irrelevant memory).
+    # relevant, so nothing is injected (design §2.5: priors never admit an irrelevant memory).
     assert not any("Go" in t for t in texts)
     assert not any("Hydra" in t for t in texts)
 

@@ -1,6 +1,6 @@
 """The workspace's own instruction rules render as rules, one `- ` line a rule led by its lead-in
-(SPEC §2.8), in every detail and layer; every section of every manifest reports the cap it had
-(SPEC §2.9). A tiny workspace harvested for real: an AGENTS.md and one ADR."""
+(design §2.8), in every detail and layer; every section of every manifest reports the cap it had
+(design §2.9). A tiny workspace harvested for real: an AGENTS.md and one ADR."""
 
 from __future__ import annotations
 

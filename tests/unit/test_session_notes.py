@@ -1,4 +1,4 @@
-"""Session notes drawn from chat turns without an LLM (SPEC §10): impl / dec / block / next."""
+"""Session notes drawn from chat turns without an LLM (design §10): impl / dec / block / next."""
 
 from __future__ import annotations
 

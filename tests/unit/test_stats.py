@@ -1,4 +1,4 @@
-"""The seeds' metrics (seed 001's table, SPEC §14, issue 27 item 3): sessions driven through the
+"""The seeds' metrics (seed 001's table, design §14, issue 27 item 3): sessions driven through the
 real pipeline and the real model, each figure computed by hand from the answers and compared
 with `nous stats --json` (the project, one session, and another project's rows left out)."""
 

@@ -1,5 +1,5 @@
 """Chat turns keep their session and index; retrieval scores a turn with its session neighbours
-(SPEC §10) and every candidate on both signals (real store, real model)."""
+(design §10) and every candidate on both signals (real store, real model)."""
 
 from __future__ import annotations
 

@@ -347,8 +347,8 @@ test("@nous typed in the chat input reaches the model with the injected context"
   const steps = answer.locator(".chat-used-context-label").first();
   await steps.scrollIntoViewIfNeeded();
   await steps.click();
-  // What the question is about is injected (SPEC §2.5): the payments ADR; beside it the censors
-  // layer (SPEC §2.7) carries the project's prohibition ("never floats"), once a session.
+  // What the question is about is injected (design §2.5): the payments ADR; beside it the censors
+  // layer (design §2.7) carries the project's prohibition ("never floats"), once a session.
   const used = answer.getByText(/Used 2 references/).first();
   await used.waitFor({ timeout: 15_000 });
   await used.click();
@@ -490,7 +490,7 @@ test("the status bar counts every injection of a chat session: three @nous answe
   }
 });
 
-// -- the memory browser (SPEC §11) ------------------------------------------------------------
+// -- the memory browser (design §11) ------------------------------------------------------------
 
 async function browserState() {
   rmSync(join(OUT, "browser.json"), { force: true });

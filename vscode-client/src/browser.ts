@@ -1,4 +1,4 @@
-/** The memory browser (SPEC §11): the Nous view container with two tree views — *Memories* (search,
+/** The memory browser (design §11): the Nous view container with two tree views — *Memories* (search,
  * filters, sort, paging through `nous/list`; project knowledge and what chat captured on its own
  * in two groups) and *Review* (what chat captured, with a badge) —, a
  * read-only record document per memory (`nous-memory:`), and the actions that change memory

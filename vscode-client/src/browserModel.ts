@@ -1,4 +1,4 @@
-/** The memory browser's pure logic (SPEC §11): filters → `nous/list` params, the rows of the tree
+/** The memory browser's pure logic (design §11): filters → `nous/list` params, the rows of the tree
  * (labels, descriptions, icons, context values), a memory's provenance, and the record document.
  * No `vscode` import: unit-tested with node:test. */
 
@@ -236,7 +236,7 @@ export const GROUP_LABELS: Readonly<Record<Group, { label: string; icon: string;
   captured: {
     label: "Captured from chat",
     icon: "comment-discussion",
-    tooltip: "Chat turns and the session notes drawn from them, kept on their own (SPEC §10)",
+    tooltip: "Chat turns and the session notes drawn from them, kept on their own (design §10)",
   },
 };
 

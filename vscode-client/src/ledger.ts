@@ -5,7 +5,7 @@
  * for…, `@nous /context`) inject nothing and are not counted. Pure (no `vscode` import).
  *
  * Why not the daemon's `session.used`: that figure is what the session cap governs (startup,
- * recalls, expands; SPEC §3) and leaves out turn context, so after an `@nous` answer it stayed 0;
+ * recalls, expands; design §3) and leaves out turn context, so after an `@nous` answer it stayed 0;
  * and `nous/budget` notifications arrive for whichever session spoke last (a preview, another
  * chat's tool call), so the bar jumped between sessions. Both are kept here, side by side. */
 

@@ -1,4 +1,4 @@
-/** Method names and wire shapes of the daemon's custom JSON-RPC methods (SPEC §6), mirrored
+/** Method names and wire shapes of the daemon's custom JSON-RPC methods (design §6), mirrored
  * once from `server/nous/protocol.py`. camelCase on the wire. No `vscode` import: pure. */
 
 export const NOUS_CONTEXT = "nous/context";
@@ -146,7 +146,7 @@ export interface FeedbackResult {
   overlaps: Record<string, number>;
 }
 
-/** `nous/turn`: one chat turn to keep (SPEC §10); the daemon applies the capture setting and rules. */
+/** `nous/turn`: one chat turn to keep (design §10); the daemon applies the capture setting and rules. */
 export interface TurnParams {
   sessionId: string;
   role: "user" | "assistant";
@@ -207,7 +207,7 @@ export interface BudgetNotification {
   cap: number;
   layers: LayerUse[];
   project: string;
-  /** The answering project's team store (SPEC §13); `slow` / `down`: that answer was local only. */
+  /** The answering project's team store (design §13); `slow` / `down`: that answer was local only. */
   team?: TeamState;
 }
 

@@ -1,4 +1,4 @@
-/** What a language-model tool call tells the daemon of its chat (SPEC §10). Pure (no `vscode`
+/** What a language-model tool call tells the daemon of its chat (design §10). Pure (no `vscode`
  * import). In agent mode Nous never sees the user's prompt or the model's reply: a tool is handed
  * only its input (the task or question the model passes on) and an opaque invocation token. The
  * input is the turn the daemon sees of that chat, kept through `nous/turn` under the chat's own

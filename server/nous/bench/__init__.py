@@ -1,1 +1,1 @@
-"""`nous bench`: speed, memory and scale on a synthetic, deterministic memory set (SPEC §8)."""
+"""`nous bench`: speed, memory and scale on a synthetic, deterministic memory set (design §8)."""

@@ -3,7 +3,7 @@ harvest, resident memory and database size, with the floors measured in the same
 
     nous bench [--sizes 1000,10000,100000] [--queries N] [--json] [--out FILE] [--docs FILE]
 
-Progress goes to stderr; the tables (or `--json`) to stdout. SPEC §8 targets are printed beside
+Progress goes to stderr; the tables (or `--json`) to stdout. design §8 targets are printed beside
 the numbers and never asserted.
 """
 
@@ -175,7 +175,7 @@ def _say(message: str) -> None:
 
 
 def _own_scope(db: Path, ws: Path, embedder: Any, counter: Any) -> None:
-    """The corpus writes `project:orderflow`; scopes are `project:<key>` of the workspace (SPEC
+    """The corpus writes `project:orderflow`; scopes are `project:<key>` of the workspace (design
     §4), so the bench workspace takes those rows the way an upgraded store's folder does."""
     from nous.bench.corpus import PROJECT
     from nous.memory.store import MemoryStore

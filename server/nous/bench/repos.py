@@ -3,7 +3,7 @@ starting in one: each repository's folder (its provenance file left out) is copi
 workspace and harvested into an empty database with the real model, vectors deferred as the daemon
 defers them. Timed: the harvest to its acknowledgement, the first answer (a `nous/context` turn
 with the repository's first answerable question of questions.json, asked at once, while vectors
-are still being computed), and the last vector. SPEC §8: ≤ 5 s to the first answer."""
+are still being computed), and the last vector. design §8: ≤ 5 s to the first answer."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`nous bench --team`: the team store (PostgreSQL + pgvector, SPEC §13) beside SQLite.
+"""`nous bench --team`: the team store (PostgreSQL + pgvector, design §13) beside SQLite.
 
 Per size, one memory set (the bench corpus, every memory in the bench project's scope) is
 written twice: into a SQLite file (`MemoryStore.remember_many`, batches of 1,000) and into a

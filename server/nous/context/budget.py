@@ -1,4 +1,4 @@
-"""Layered allocation (SPEC §2.7) under a hard ceiling.
+"""Layered allocation (design §2.7) under a hard ceiling.
 
 Items arrive best first. Pass 1 fills each bucket up to its cap (summary if it fits, else micro);
 pass 2 lets unused budget flow to the deferred items in frame-priority order; a final exact count

@@ -1,4 +1,4 @@
-"""Seed 003's calibration note (SPEC §14): how well the confidence of the project's reviewed
+"""Seed 003's calibration note (design §14): how well the confidence of the project's reviewed
 decisions matched their outcomes, said in one short paragraph at the end of a decision-frame
 context's "Current Approach" layer.
 

@@ -1,4 +1,4 @@
-"""Session continuity, the write side (SPEC §10): each chat turn the daemon sees is kept as an
+"""Session continuity, the write side (design §10): each chat turn the daemon sees is kept as an
 episode of its session (`memory.turns`: session id and index in the source), redacted by the
 store like every write, in the project's scope; the session notes drawn from it (`notes`) are
 kept beside it, and a later note on the same topic supersedes an earlier one. What a session

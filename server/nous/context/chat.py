@@ -59,7 +59,7 @@ def _session(folder: Folder, session_id: str | None, settings: Settings | None =
 
 def _limits(folder: Folder, agent: bool) -> Settings:
     """The folder's settings, with an agent's recall limit and session cap for an agent's
-    session (SPEC §3: an agent's connection runs many tasks)."""
+    session (design §3: an agent's connection runs many tasks)."""
     return for_agent(folder.settings) if agent else folder.settings
 
 
@@ -110,7 +110,7 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
     elapsed = round((time.perf_counter() - started) * 1000, 2)  # the answer built, not yet kept
     answer = _finish(store, session, result, params.mode == "startup", limit, topic,
                      params.conversation_tokens, elapsed)  # fmt: skip
-    if params.mode == "turn":  # the user's message is a turn of the session (SPEC §10)
+    if params.mode == "turn":  # the user's message is a turn of the session (design §10)
         _keep(folder, params.session_id, "user", text, vector)
     return answer
 

@@ -59,7 +59,7 @@ class Thresholds(Strict):
 
 
 class Gate(Strict):
-    """SPEC §2.5: the query-relevance floor an item must clear to be admitted, per mode
+    """design §2.5: the query-relevance floor an item must clear to be admitted, per mode
     (`relevance.probability`, the fitted gate model; calibrated on the development sets), the
     cosine share of that blend, and each item's share of the budget for its extract."""
 
@@ -130,7 +130,7 @@ class Refresh(Strict):
 
 
 class Calibration(Strict):
-    """Seed 003's calibration note in a decision-frame context (SPEC §14)."""
+    """Seed 003's calibration note in a decision-frame context (design §14)."""
 
     min_reviewed: int = Field(default=5, ge=1)
     """Fewer reviewed decisions than this: no note."""

@@ -1,4 +1,4 @@
-"""Dedup (SPEC §2.6): against the conversation window (cosine > 0.85, or word Jaccard > 0.5 when
+"""Dedup (design §2.6): against the conversation window (cosine > 0.85, or word Jaccard > 0.5 when
 no embedding is available), among the selected memories, and against instruction-file text the
 client already injects."""
 

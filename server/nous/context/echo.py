@@ -1,4 +1,4 @@
-"""What a chat turn holds for other sessions (SPEC §10): a turn that only asks, a reply that only
+"""What a chat turn holds for other sessions (design §10): a turn that only asks, a reply that only
 says again what Nous injected, and a memory that only repeats the question being asked, answer
 nothing.
 

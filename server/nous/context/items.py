@@ -37,7 +37,7 @@ class Work:
 
 
 def supersession(store: MemoryStore, kept: list[Scored], work: Work) -> list[Scored]:
-    """A superseded memory whose successor is in the answer is left out (SPEC §2.8)."""
+    """A superseded memory whose successor is in the answer is left out (design §2.8)."""
     ids = {c.memory.id for c in kept}
     out = []
     for c in kept:
@@ -52,7 +52,7 @@ def supersession(store: MemoryStore, kept: list[Scored], work: Work) -> list[Sco
 def paraphrases(kept: list[Scored], work: Work, containment: float) -> list[Scored]:
     """A short memory that one sentence or item of another admitted memory already says (an
     AGENTS.md rule and the same rule remembered in chat; one sentence repeated by templated
-    ADRs) takes no slot of its own: the memory that holds it stays (SPEC §2.6)."""
+    ADRs) takes no slot of its own: the memory that holds it stays (design §2.6)."""
 
     def unit_stems(memory: Memory) -> list[frozenset[str]]:
         found = units(memory.content)
@@ -179,7 +179,7 @@ in recall than 40: larger answers crowd out the next item."""
 
 class Renderings:
     """The renderings an item may take, best first: its whole text when it fits the item's
-    share, else the extract most relevant to the input (SPEC §2.7's second tier), then the
+    share, else the extract most relevant to the input (design §2.7's second tier), then the
     write-time summary and micro. A superseded memory says so, with its successor. An item of
     several sections of one document (`merge_documents`) keeps each admitted section's own
     answer (`answers`); an instruction file's rules read one rule a line (`context.rules`)."""

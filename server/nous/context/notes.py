@@ -1,4 +1,4 @@
-"""Session notes without an LLM (SPEC §10): from a chat turn's text, the sentences that say what
+"""Session notes without an LLM (design §10): from a chat turn's text, the sentences that say what
 was done (`impl`), decided (`dec`), what blocks (`block`) and what comes next (`next`).
 
 A sentence becomes a note when a cue says which of the four it is; questions, code, quoted

@@ -60,7 +60,7 @@ class Request:
     session_id: str | None = None
     """The chat session asking: its own kept turns and notes are in its conversation already."""
     injected: frozenset[str] = frozenset()
-    """What this chat session was already given: a censor is not repeated (SPEC §2.7)."""
+    """What this chat session was already given: a censor is not repeated (design §2.7)."""
 
 
 def _semantic(
@@ -79,7 +79,7 @@ def _semantic(
 
 
 def _always_on(store: MemoryStore, scopes: list[str], limit: int = 40) -> list[str]:
-    """What goes in whatever the input (SPEC §2.7): pinned memories and blocking (escalated)
+    """What goes in whatever the input (design §2.7): pinned memories and blocking (escalated)
     constraints in scope. Everything else must be relevant to the input."""
     return store.always_on(scopes, limit)
 
@@ -103,7 +103,7 @@ def _nearest(
 
 def _bypasses_gate(memory: Memory, mode: str = "turn") -> bool:
     """Pinned and blocking memories go in whatever the input; at startup so do the session
-    notes (SPEC §3's 800-token slot: where the last session ended, whatever is asked first)."""
+    notes (design §3's 800-token slot: where the last session ended, whatever is asked first)."""
     session_note = mode == "startup" and memory.kind == "note"
     return memory.pinned or memory.status == "escalated" or session_note
 
@@ -120,7 +120,7 @@ def _layer_of(
     rules = any(layer.name == RULES_LAYER for layer in config.layers)
     harvested_rule = rules and "instructions" in scored.memory.tags
     if mode == "turn" and scored.memory.id in standing and scored.memory.kind == "constraint":
-        # the workspace's own prohibitions read as its rules (unfenced, SPEC §2.8), drawing on
+        # the workspace's own prohibitions read as its rules (unfenced, design §2.8), drawing on
         # the censors' cap (`_bucket`); remembered constraints are fenced data
         return RULES_LAYER if harvested_rule else CENSORS_LAYER
     if harvested_rule:
@@ -235,7 +235,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     work = items.Work()
     session = req.session or SessionUse(id=None, used=0, cap=0, remaining=0)
     blocks = _blocks(config, frame, view, req.mode)
-    if req.mode == "turn" and frame == "decision":  # seed 003's calibration note (SPEC §14)
+    if req.mode == "turn" and frame == "decision":  # seed 003's calibration note (design §14)
         calibration.add_note(blocks, store, config, view.project_scope)
     layer_kinds = {layer.name: layer.kinds for layer in config.layers}
     layer_kinds[RULES_LAYER] = list(config.plan.kinds)
@@ -287,7 +287,7 @@ def assemble(store: MemoryStore, config: Config, view: View, req: Request) -> Co
     if req.mode != "recall" and total > 0:
         for memory_id in _always_on(store, view.scopes):
             semantic.setdefault(memory_id, 0.0)
-    # The censors layer (SPEC §2.7): the project's active constraints go in whatever the input
+    # The censors layer (design §2.7): the project's active constraints go in whatever the input
     # (small talk aside), ordered by relevance within the layer's cap; a chat start carries every
     # instruction rule so. Recall carries the most relevant few when the question asks whether
     # it may do a thing.
@@ -640,7 +640,7 @@ def _apart(config: Config, memory: Memory) -> bool:
 def _floor(
     config: Config, req: Request, memory: Memory, top: float, history: bool, beside: float = 0.0,
 ) -> float:  # fmt: skip
-    """The relevance `memory` must reach for this request (SPEC §2.5). A question about
+    """The relevance `memory` must reach for this request (design §2.5). A question about
     history ("what changed recently?", "last time") lets commits in by their priors (recency
     first; the plan's episode limit bounds how many). A conversation memory also needs a share
     of `beside`, the best relevance among the other candidates (`gate.episode_relative`)."""

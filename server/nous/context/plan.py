@@ -1,4 +1,4 @@
-"""Retrieval plans as data (SPEC §2.3): which kinds, how many of each, recency weight, skips."""
+"""Retrieval plans as data (design §2.3): which kinds, how many of each, recency weight, skips."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Profiles (SPEC §5): what context an agent role prefers, and the task-mode adjustment."""
+"""Profiles (design §5): what context an agent role prefers, and the task-mode adjustment."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Word rarity that means the same thing in every store (SPEC §2.5: the gate's features must not
+"""Word rarity that means the same thing in every store (design §2.5: the gate's features must not
 collapse on a store of five memories).
 
 A store's own document frequencies say which words are rare *here*, but only once it holds

@@ -1,4 +1,4 @@
-"""Query relevance: what the gate (SPEC §2.5) admits on, and what the extract ranks a record's
+"""Query relevance: what the gate (design §2.5) admits on, and what the extract ranks a record's
 units by. The gate model is a logistic regression over `FEATURES`, fitted leave-one-repository-out
 on the repository development set (`scripts/fit-gate`): its output is the probability that the
 memory holds the answer, calibrated (docs/benchmarks.md has the reliability table), so one floor

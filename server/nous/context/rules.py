@@ -6,7 +6,7 @@ Flattened into one line they ran together ("Agents MUST NOT: a; b; c Run `make t
 each list item is its own line led by its lead-in, shortened to the modal phrase where it is one
 ("MUST NOT: commit secrets or .env files"), a paragraph is one line and a code block one line with
 the sentence that introduces it. The lines are joined by newlines; `render.item_line` makes each
-of them a `- ` line (so a fenced layer keeps one list item a line, SPEC §2.8).
+of them a `- ` line (so a fenced layer keeps one list item a line, design §2.8).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The composite score (SPEC §2.5): six weighted terms in 0..1, times the usage boost, the scope
+"""The composite score (design §2.5): six weighted terms in 0..1, times the usage boost, the scope
 factor and (for superseded memories) the damping; plus the profile's tier and kind factors."""
 
 from __future__ import annotations

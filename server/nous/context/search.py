@@ -48,7 +48,7 @@ class Signals:
 
 @dataclass(frozen=True)
 class Window:
-    """A chat turn is scored with its session neighbours (SPEC §10): own + `near`·the best of
+    """A chat turn is scored with its session neighbours (design §10): own + `near`·the best of
     the ±1 turns + `far`·the best of the ±2 turns, over 1 + near + far. A turn that ends by
     asking (`turns.asks`) lends its own score to the next turn, its answer, at `answer` in place
     of `near`, and its windowed score is taken `asking` times. The neighbours of the `widen`
@@ -114,7 +114,7 @@ def hybrid(
     candidate has a cosine, and a BM25 whether or not it made the FTS5 top (the exact blend).
     `exclude`d ids (the asking session's own turns) are neither candidates nor the BM25 scale.
 
-    With a team store (SPEC §13) its top-`depth` of both kinds are asked for first, in the
+    With a team store (design §13) its top-`depth` of both kinds are asked for first, in the
     background, and join the candidates if they come in time (`_join_team`)."""
     team = store.team
     pending = team.start(query, vector, depth, scopes) if team is not None else None

@@ -1,4 +1,4 @@
-"""Session policy (SPEC §3), as functions over values handed in: the session cap across startup,
+"""Session policy (design §3), as functions over values handed in: the session cap across startup,
 recalls and expands (cut to fit, and said so), the recall limit, refresh, the topic, feedback.
 The session rows live in the store (`nous.memory.usage`); the requests that use this policy are
 `nous.context.chat`."""
@@ -82,7 +82,7 @@ def refused(session: Session, mode: str, frame: str, limit: Limit) -> ContextRes
 
 
 def refresh_reason(config: Config, session: Session, vector: Vector | None, frame: str) -> str:
-    """SPEC §2 refresh: frame switch, drift below the similarity floor, a decision point, or
+    """design §2 refresh: frame switch, drift below the similarity floor, a decision point, or
     token pressure; otherwise `none`. `vector` is the new input's (None when it is empty)."""
     state = session.state
     if not state:

@@ -1,4 +1,4 @@
-"""The seeds' metrics (seed 001's table, SPEC §14) of a project or one of its chat sessions, from
+"""The seeds' metrics (seed 001's table, design §14) of a project or one of its chat sessions, from
 what the store already records: `nous stats` and `nous/stats`.
 
 - context relevance = referenced / judged: the usage rows `nous/feedback` writes, one per

@@ -1,2 +1,2 @@
 """`nous eval`: retrieval quality on LoCoMo and BEIR SciFact, with the dense-only and BM25-only
-baselines run in the same store (SPEC §9)."""
+baselines run in the same store (design §9)."""

@@ -1,4 +1,4 @@
-"""`nous eval`: retrieval quality on LoCoMo and BEIR SciFact (SPEC §9), Nous beside dense-only
+"""`nous eval`: retrieval quality on LoCoMo and BEIR SciFact (design §9), Nous beside dense-only
 and BM25-only run in the same store; and on the real-repository development set beside a BM25
 baseline over the same files' sections.
 

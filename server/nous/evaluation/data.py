@@ -243,7 +243,7 @@ MINI_ROOT = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "CONVENTIONS.md", ".cursorru
 
 
 def mini_files(source: Path, questions: list[RepoQuestion]) -> list[str]:
-    """The files of a repository's **mini** variant (SPEC §9): its root instruction files,
+    """The files of a repository's **mini** variant (design §9): its root instruction files,
     CONTRIBUTING and the expected files of its questions — tens of memories, not thousands."""
     wanted = [
         *MINI_ROOT,

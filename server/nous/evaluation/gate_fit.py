@@ -1,4 +1,4 @@
-"""Fit the gate (SPEC §2.5: a relevance floor that means the same thing in every store), and
+"""Fit the gate (design §2.5: a relevance floor that means the same thing in every store), and
 choose every fitted number leave-one-repository-out.
 
 For every question of the repository development set's **tune** split, in each repository and

@@ -1,4 +1,4 @@
-"""Choose the gate's floors leave-one-repository-out through the real pipeline (SPEC §9: every
+"""Choose the gate's floors leave-one-repository-out through the real pipeline (design §9: every
 fitted number is chosen leave-one-repository-out).
 
 The row-level fit (`gate_fit`) knows which candidates hold an answer, but not what the budget does

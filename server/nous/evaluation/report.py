@@ -280,7 +280,7 @@ repository.
   `chat.recall` (500) with no session id; metrics as the set's README defines them.
   Beside it, Okapi BM25 (k1 1.2, b 0.75) over the same Markdown files split at headings, packed
   best-first into 500 tokens and into the tokens Nous's recall used (the last section cut).
-- **Published references** (SPEC §9) are printed beside ours. They come from other harnesses and
+- **Published references** (design §9) are printed beside ours. They come from other harnesses and
   other splits (DRAGON: all 10 LoCoMo conversations; SciFact: the test split), so they are
   context, not a like-for-like comparison.
 """

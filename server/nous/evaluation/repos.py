@@ -109,7 +109,7 @@ def framing_tokens(result: ContextResult, counter: TokenCounter) -> int:
 
 
 ALWAYS_ON = frozenset({"identity", "constraints", "frame", "working"})
-"""The always-on layers (SPEC §2.7): in whatever the input, so not retrieved; at a chat start
+"""The always-on layers (design §2.7): in whatever the input, so not retrieved; at a chat start
 the project's rules are too."""
 
 

@@ -1,4 +1,4 @@
-"""Tiny workspaces of our own (SPEC §9, issue 25): a handful of memories each, where a store's own
+"""Tiny workspaces of our own (design §9, issue 25): a handful of memories each, where a store's own
 statistics say nothing and the gate must still admit the rule that answers. Each workspace is a
 few files written into a temp folder and a list of questions in the repository set's format, so
 `nous eval repos --tiny` runs them through the same harness (`repos.run`)."""

@@ -1,4 +1,4 @@
-"""The custom methods: params model and use case per method (SPEC §6), the first hop of a
+"""The custom methods: params model and use case per method (design §6), the first hop of a
 request. Each validates nothing itself (the daemon validated the params with the model named
 here), calls one use case and dumps its answer camelCase. Runs on the store thread."""
 

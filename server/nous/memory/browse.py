@@ -1,4 +1,4 @@
-"""Browsing memory (SPEC §11): the paged, filtered, sorted listing behind `nous/list`, with each
+"""Browsing memory (design §11): the paged, filtered, sorted listing behind `nous/list`, with each
 memory's use (how often injected, last injected and referenced) and, for a record view, its usage
 history and lifecycle transitions. Read-only; edits go through `MemoryStore.edit`.
 

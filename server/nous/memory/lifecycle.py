@@ -1,4 +1,4 @@
-"""Lifecycle state machines per kind (SPEC §1); the store refuses any other transition.
+"""Lifecycle state machines per kind (design §1); the store refuses any other transition.
 
 Every machine also allows `inactive` ("forgotten": kept, excluded from context) from any live
 state, because forgetting is a lifecycle step, never a delete.

@@ -1,4 +1,4 @@
-"""The rows the seeds' metrics and the calibration note read (SPEC §14): reviewed decisions with
+"""The rows the seeds' metrics and the calibration note read (design §14): reviewed decisions with
 their stated confidence, judged usage and fingerprints per project or chat session. Reads only
 (`MetricRows`, part of `MemoryStore`); the figures are computed by `nous.context.calibration`
 and `nous.context.stats`."""

@@ -223,7 +223,7 @@ MIGRATIONS.append(
 MIGRATIONS.append(
     (
         5,
-        "shared memories and the team outbox (SPEC §13)",
+        "shared memories and the team outbox (design §13)",
         """
         ALTER TABLE memories ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
 
@@ -277,7 +277,7 @@ MIGRATIONS.append(
         7,
         "fingerprints and usage name their project; the turn's refresh verdict, the "
         "conversation's tokens and how long an answer took (and whether it was a cold one) kept",
-        # The seeds' metrics (SPEC §14, `nous stats`): a fingerprint's or usage row's project was
+        # The seeds' metrics (design §14, `nous stats`): a fingerprint's or usage row's project was
         # only found through its session's id, which two projects may share; a turn's refresh
         # verdict was answered and forgotten, and neither the conversation's size the client
         # reports nor how long building the context took (the first answer of a process: the

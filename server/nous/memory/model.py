@@ -1,4 +1,4 @@
-"""The memory record (SPEC §1): kinds, scopes, fields, and the draft a writer hands the store."""
+"""The memory record (design §1): kinds, scopes, fields, and the draft a writer hands the store."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class Draft(BaseModel):
     """Initial lifecycle state; `None` means the kind's starting state."""
     superseded_by: str | None = None
     shared: bool = False
-    """Also kept in the team store (SPEC §13): set by the engine for scope `team` or when the
+    """Also kept in the team store (design §13): set by the engine for scope `team` or when the
     user marks a project memory shared; only a project's memories can be."""
 
     @classmethod
@@ -140,7 +140,7 @@ class Memory(BaseModel):
     tags: list[str]
     pinned: bool = False
     shared: bool = False
-    """Kept in the team store too (SPEC §13)."""
+    """Kept in the team store too (design §13)."""
     origin: str = "local"
     """Where this record was read from: `local` (this machine's file) or `team` (the team
     store, written by someone else)."""

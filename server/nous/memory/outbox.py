@@ -1,4 +1,4 @@
-"""The team outbox (SPEC §13): the local queue of changes waiting for the team store.
+"""The team outbox (design §13): the local queue of changes waiting for the team store.
 
 A shared memory's write and its outbox entry commit in one SQLite transaction (triggers of
 migration 5), so a write acknowledged locally is never lost: the entry stays until the team store

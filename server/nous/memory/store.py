@@ -146,7 +146,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
             Backlog(self.path, embedder) if defer_vectors and str(path) != ":memory:" else None
         )
         self.team: TeamLink | None = None
-        """The team store (SPEC §13), attached by the engine when one is configured: its search
+        """The team store (design §13), attached by the engine when one is configured: its search
         adds candidates, and the team memories it found answer `get_many` and `vectors` too."""
         self._index.sync(self._conn)
         self._report_other_models()
@@ -578,7 +578,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
             out.update(self.team.found_vectors([i for i in ids if i not in out]))
         return out
 
-    # -- the team outbox (SPEC §13): what waits to be pushed to the team store -------------------
+    # -- the team outbox (design §13): what waits to be pushed to the team store -------------------
 
     def queue_team(self, memory_id: str, scope: str, op: str, payload: dict[str, Any]) -> None:
         """Queue a change to a team row this file does not hold (forget or supersede a memory
@@ -789,7 +789,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         return list(self._always_on[key])
 
     def standing_rules(self, scope: str, instructions: bool = False, limit: int = 200) -> list[str]:
-        """Ids of the live constraints of `scope` (the censors layer, SPEC §2.7) and, with
+        """Ids of the live constraints of `scope` (the censors layer, design §2.7) and, with
         `instructions`, every live rule harvested from its instruction files (a chat start
         carries them): newest first. Kept until a memory changes, like `always_on`."""
         change = self._index_change()
@@ -870,7 +870,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
     def integrity(self) -> str:
         return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
 
-    # -- editing (the memory browser, SPEC §11) -------------------------------------------------
+    # -- editing (the memory browser, design §11) -------------------------------------------------
 
     def edit(self, memory_id: str, changes: Edit) -> EditResult:
         """Change a memory in place: new content is normalised, redacted, re-rendered and

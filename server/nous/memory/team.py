@@ -1,4 +1,4 @@
-"""The team store (SPEC §13): one project's shared memories on PostgreSQL with pgvector.
+"""The team store (design §13): one project's shared memories on PostgreSQL with pgvector.
 
 The only holder of PostgreSQL SQL. One `TeamStore` is bound to one project key and every
 statement filters on it, so a project's queries never see another's rows, whatever ids they are

@@ -1,4 +1,4 @@
-"""The team store's schema (SPEC §13): numbered, append-only migrations. Never edit a released
+"""The team store's schema (design §13): numbered, append-only migrations. Never edit a released
 step: add the next one. `TeamStore` applies them under an advisory lock (`LOCK_KEY`) and records
 each in `nous_team_schema`.
 """

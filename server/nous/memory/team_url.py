@@ -1,4 +1,4 @@
-"""Where the team store is (SPEC §13): its connection URL and, apart from it, its password.
+"""Where the team store is (design §13): its connection URL and, apart from it, its password.
 
 Pure functions, no driver import. The URL comes from the `teamStore` setting, the `--team-store`
 flag or `NOUS_TEAM_STORE`; the password never sits in settings that sync (VS Code settings, the

@@ -1,4 +1,4 @@
-"""The team store as the local store sees it (SPEC §13): reads that never hold up a local
+"""The team store as the local store sees it (design §13): reads that never hold up a local
 answer, and writes that wait in the outbox until the team store has them.
 
 - **Reads** run on a daemon thread of their own, one at a time: a search starts the team query

@@ -1,4 +1,4 @@
-"""Chat turns as episodes (SPEC §10): a turn's session and its index in the session live in its
+"""Chat turns as episodes (design §10): a turn's session and its index in the session live in its
 source, `chat:<session>#<index>`, so retrieval can score a turn together with its neighbours
 (evidence in a conversation clusters) and a session can be forgotten whole. What a session said
 is its own: the same words said in another session are another memory (`session_of`)."""

@@ -1,7 +1,7 @@
 """The in-memory vector index: one int8 matrix with a scale per row, for top-k by dot product.
 
 Each normalised vector is kept as int8 with its own scale (its largest component / 127): a
-quarter of float32's memory (at 100k rows 38 MB instead of 154 MB, SPEC §8's 400 MB), cosines
+quarter of float32's memory (at 100k rows 38 MB instead of 154 MB, design §8's 400 MB), cosines
 within ~0.002 of the exact ones. Scoring dequantises a block of rows at a time into float32 and
 multiplies by the query (BLAS): as fast as one float32 product, without a float copy of it all.
 

@@ -1,4 +1,4 @@
-"""The harvest boundary (SPEC §4): which files of a workspace folder Nous may look at, and how.
+"""The harvest boundary (design §4): which files of a workspace folder Nous may look at, and how.
 
 - `Ignore`: one gitignore-semantics matcher (pathspec's `GitIgnoreSpec`: anchored `/CLAUDE.md`,
   `**/GEMINI.md`, negation `!`, directory patterns `foo/`). `harvest_ignore` builds the one for

@@ -1,4 +1,4 @@
-"""The one project-identity resolver (SPEC §4), used by every read and write.
+"""The one project-identity resolver (design §4), used by every read and write.
 
 A project has a display *name* and a *key*. The name: folder → the name in `pyproject.toml` /
 `package.json` / `Cargo.toml` / `go.mod` at the folder or its git root → the git root's folder
