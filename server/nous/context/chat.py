@@ -110,8 +110,8 @@ def context(folder: Folder, params: ContextParams) -> ContextResult:
         return result
     topic = vector if params.session_id else None
     elapsed = round((time.perf_counter() - started) * 1000, 2)  # the answer built, not yet kept
-    sessions.record(store, session, result, params.mode == "startup", topic,
-                    params.conversation_tokens, elapsed)  # fmt: skip
+    cost = sessions.Cost(params.conversation_tokens, elapsed)
+    sessions.record(store, session, result, params.mode == "startup", topic, cost)
     answer = _finish(session, result, limit)
     if params.mode == "turn":  # the user's message is a turn of the session (design §10)
         _keep(folder, params.session_id, "user", text, vector)

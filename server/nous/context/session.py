@@ -6,6 +6,7 @@ The session rows live in the store (`nous.memory.usage`); the requests that use 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -101,14 +102,22 @@ def refresh_reason(config: Config, session: Session, vector: Vector | None, fram
     return "none"
 
 
+@dataclass(frozen=True)
+class Cost:
+    """What a context cost, as logged with its fingerprint: the conversation's tokens the client
+    reported and how long the context took to build."""
+
+    conversation_tokens: int | None = None
+    elapsed_ms: float | None = None
+
+
 def record(
     store: Store,
     session: Session,
     result: ContextResult,
     counted: bool,
     topic: Vector | None = None,
-    conversation_tokens: int | None = None,
-    elapsed_ms: float | None = None,
+    cost: Cost | None = None,
 ) -> None:
     """Persist what was injected (for feedback and refresh) and the tokens it cost; `topic` is
     the embedding of the input the context was built for (what refresh compares against). The
@@ -127,7 +136,8 @@ def record(
         session.recalls += 1
     store.save_session(session, result.tokens if counted else 0)
     logged = {**result.fingerprint, "refresh": result.refresh,
-              "conversationTokens": conversation_tokens, "elapsedMs": elapsed_ms,
+              "conversationTokens": cost.conversation_tokens if cost else None,
+              "elapsedMs": cost.elapsed_ms if cost else None,
               "items": [i.id for i in items]}  # fmt: skip
     store.log_fingerprint(session.id, logged, session.project)
 
