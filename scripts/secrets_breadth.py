@@ -100,11 +100,11 @@ def main() -> None:
     args = ap.parse_args()
     from kingfisher_sdk import Rules, Scanner
 
-    from nous.memory.secrets import library
+    from nous.text.secrets import library
 
     library.configure(builtin=True)
 
-    from nous.memory.secrets import rules as own
+    from nous.text.secrets import rules as own
 
     r = random.Random(args.seed)
     catalog = Rules(confidence="low")

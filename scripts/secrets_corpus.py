@@ -56,7 +56,7 @@ def _value_spans(text: str, values: list[str]) -> Spans:
 
 def nous_scanner() -> Scan:
     from nous import settings
-    from nous.memory import secrets
+    from nous.text import secrets
 
     settings.install(settings.load(env=settings.environment())[0])  # NOUS_SECRETS_ENGINE
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from nous import settings
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder, OnnxEmbedder, default_embedder
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import sys
 
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ from nous.context import config as configs
 from nous.context.config import Config
 from nous.errors import AmbiguousMemory, InvalidMemory, UnknownMemory
 from nous.memory import embedder as embedders
-from nous.memory import lifecycle, tokens
+from nous.memory import lifecycle
 from nous.memory import scope as scopes
 from nous.memory.embedder import Embedder
 
@@ -35,9 +35,10 @@ from nous.memory.model import OUTCOMES as OUTCOMES
 from nous.memory.model import Draft as Draft
 from nous.memory.model import Memory as Memory
 from nous.memory.model import now
-from nous.memory.secrets import library
 from nous.memory.store import MemoryStore, WriteResult, default_path
 from nous.settings import Settings
+from nous.text import tokens
+from nous.text.secrets import library
 from nous.workspace import detect, identity
 
 log = logging.getLogger(__name__)

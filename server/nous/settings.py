@@ -40,9 +40,11 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel, to_snake
 
-from nous.memory import assets, team_url, tokens
-from nous.memory.secrets import library
-from nous.memory.tokens import ENCODINGS
+from nous import assets
+from nous.memory import team_url
+from nous.text import tokens
+from nous.text.secrets import library
+from nous.text.tokens import ENCODINGS
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from nous.memory import tokens
+from nous.text import tokens
 
 FOOTER = re.compile(r"-- nous: (\d+)/(\d+) tokens · session (\d+)/(\d+) · recalls (\d+) of (\d+)")
 

@@ -101,7 +101,7 @@ def test_the_network_is_really_cut(installed: dict[str, Path]) -> None:
 def test_the_installed_package_is_the_wheel_not_the_checkout(installed: dict[str, Path]) -> None:
     python = installed["venv"] / "bin" / "python"
     code = (
-        "import importlib.metadata as m, nous, nous.memory.assets as a; "
+        "import importlib.metadata as m, nous, nous.assets as a; "
         "print(nous.__file__); print(m.version('nous-context')); print(a.models_dir())"
     )
     done = subprocess.run(

@@ -11,11 +11,11 @@ import pytest
 from nous.context import config as configs
 from nous.context import pipeline
 from nous.context.render import FENCE, fence_open
-from nous.memory import tokens
 from nous.memory.embedder import OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult
+from nous.text import tokens
 from tests.reliability.conftest import report
 from tests.reliability.payloads import ATTACKS, marker, poisoned
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from nous.memory import tokens
 from nous.memory.embedder import default_embedder
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 from tests.reliability.client import Daemon, make_workspace
 from tests.reliability.conftest import half_written, integrity, percentile, report, size
 

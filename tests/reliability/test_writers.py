@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 from tests.reliability.conftest import (
     half_written,
     integrity,

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from nous.context import config as configs
 from nous.context import pipeline
 from nous.context.render import FENCE, defang, defang_lines, fence_open
-from nous.memory import tokens
 from nous.memory.embedder import OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextResult
+from nous.text import tokens
 from tests.e2e.conftest import make_workspace
 from tests.e2e.raw import Raw
 

@@ -22,10 +22,10 @@ from nous import cli
 from nous.context import config as configs
 from nous.context import pipeline
 from nous.context.render import code, defang
-from nous.memory import tokens
 from nous.memory.embedder import OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 from tests.e2e.conftest import make_workspace
 from tests.e2e.raw import Raw
 

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from nous.memory import secrets
-from nous.memory.secrets import rules
+from nous.text import secrets
+from nous.text.secrets import rules
 from tests.security import corpus, family_formats, lookalike_families
 
 DATA = corpus.generate()

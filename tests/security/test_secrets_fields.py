@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 from tests.security import fields
 
 PLANTED = fields.planted()

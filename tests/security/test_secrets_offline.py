@@ -21,7 +21,7 @@ socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
 from nous import settings
-from nous.memory import secrets
+from nous.text import secrets
 settings.install(settings.load(env=settings.environment())[0])  # as every entry point does
 token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 print(json.dumps({"engine": secrets.engine(), "text": secrets.redact("GITHUB_TOKEN=" + token)[0]}))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from nous import assets
 from nous.errors import AssetError
-from nous.memory import assets
 from nous.settings import Settings
 
 

@@ -12,10 +12,10 @@ import numpy.typing as npt
 
 from nous.context import config as configs
 from nous.context import pipeline
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 SCOPE = "project:p"
 

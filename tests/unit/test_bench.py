@@ -17,9 +17,9 @@ import pytest
 
 from nous.bench import build, corpus, measure, report
 from nous.bench.cli import _sizes
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import KINDS
+from nous.text import tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = 200

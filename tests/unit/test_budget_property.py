@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from nous.context import config as configs
 from nous.context import pipeline
 from nous.context.render import FENCE, fence_open
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import KINDS, Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 CONFIG = configs.defaults()
 COUNTER = tokens.counter()

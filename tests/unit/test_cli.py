@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import nous
-from nous.memory import tokens
+from nous.text import tokens
 
 NOUS = [sys.executable, "-m", "nous"]
 DEMO = str(Path(nous.__file__).parent / "data" / "project_memories.json")

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nous.memory import tokens
 from nous.memory.embedder import Embedder, HashEmbedder, OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 SCOPE = "project:p"
 TEXTS = [

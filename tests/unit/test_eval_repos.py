@@ -15,8 +15,8 @@ import pytest
 
 from nous.evaluation import bm25, data, report, repos, repos_metrics
 from nous.evaluation.repos_metrics import Injected, Row, judge, source_paths, summarise
-from nous.memory import tokens
 from nous.protocol import ContextResult, Item, Section, SessionUse
+from nous.text import tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE_REPO = "thunderbird-android"

@@ -194,7 +194,7 @@ def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
     """ADR 12 of agent-framework has `options={` twice in one block; an extract drew both
     next to each other ("`options={` `options={`") when equal lines were one unit."""
     from nous.context import extract, relevance
-    from nous.memory import tokens
+    from nous.text import tokens
 
     content = (
         "# ADR 12: Options › Usage\n\nUse the typed options like this:\n\n```python\n"
@@ -249,7 +249,7 @@ def test_a_diagram_is_not_drawn_line_by_line_into_an_extract() -> None:
     """ADR 7 of thunderbird-android: "Where should new code go?" drew the mermaid lines
     (`LEG[Legacy Code]`) instead of "These modules should not be used for new development."."""
     from nous.context import extract, relevance
-    from nous.memory import tokens
+    from nous.text import tokens
 
     content = (
         "# ADR 7: Project Structure › Legacy Modules\n\n"

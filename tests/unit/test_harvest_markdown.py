@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from nous.context import extract, relevance
-from nous.memory import markdown, renderings, tokens
+from nous.memory import renderings
+from nous.text import markdown, tokens
 from nous.workspace.harvest import adr, instructions, procedures, sync
 from nous.workspace.harvest.model import Harvested
 

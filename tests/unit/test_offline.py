@@ -25,7 +25,7 @@ socket.socket.connect_ex = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
 from nous import settings
-from nous.memory import tokens
+from nous.text import tokens
 settings.install(settings.load(env=settings.environment())[0])  # as every entry point does
 from nous.memory.embedder import OnnxEmbedder
 counts = {name: tokens.count("offline token counting works", name) for name in tokens.ENCODINGS}

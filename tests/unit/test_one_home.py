@@ -1,6 +1,6 @@
 """One home per concept: scopes (`memory/scope.py`), the session-id rule for keeping turns
 (`protocol.keeps_turns`), URI → path (`engine.uri_to_path`) and the full-text word splitter
-(`memory/words.py`) — each spelled once, and each as the places it replaced spelled it."""
+(`text/words.py`) — each spelled once, and each as the places it replaced spelled it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pytest
 
 from nous.engine import file_path, uri_to_path
 from nous.errors import InvalidMemory
-from nous.memory import scope, turns, words
+from nous.memory import scope, turns
 from nous.memory.model import Draft
 from nous.protocol import SessionParams, TurnParams, keeps_turns
+from nous.text import words
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "server" / "nous"
@@ -125,7 +126,7 @@ def test_the_splitter_is_the_expression_it_replaced(text: str) -> None:
 def test_no_module_spells_the_replaced_expressions_again() -> None:
     """The prefix tests, the session-id rule and the `\\w+` splitter live in their homes only
     (`context/relevance.py`, `search.py` and `pipeline.py` aside: another change is in them)."""
-    homes = {"memory/scope.py", "memory/words.py", "protocol.py"}
+    homes = {"memory/scope.py", "text/words.py", "protocol.py"}
     beside = ("bench/", "evaluation/")
     spelled = re.compile(
         r"""startswith\(["'](project|language):|removeprefix\(["'](project|language):"""

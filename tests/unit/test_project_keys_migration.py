@@ -12,12 +12,13 @@ import pytest
 
 from nous.context import chat
 from nous.engine import Engine
-from nous.memory import migrations, tokens
+from nous.memory import migrations
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import FeedbackParams, RecallParams
 from nous.settings import Settings
+from nous.text import tokens
 
 HARVESTED_PY = "file:.github/instructions/py.instructions.md#style-1"
 

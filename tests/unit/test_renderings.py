@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nous.memory import renderings, tokens
+from nous.memory import renderings
+from nous.text import tokens
 
 COUNTER = tokens.counter()
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nous.context import render
-from nous.memory import tokens
+from nous.text import tokens
 
 
 def slow_visible(text: str) -> str:

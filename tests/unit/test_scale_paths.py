@@ -9,11 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nous.context import relevance
-from nous.memory import fts, tokens
+from nous.memory import fts
 from nous.memory import store as store_module
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 
 def test_prune_keeps_the_rare_words_and_the_rarest_when_all_are_common() -> None:

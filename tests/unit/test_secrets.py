@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from nous.memory import secrets
-from nous.memory.secrets import library, rules, values
+from nous.text import secrets
+from nous.text.secrets import library, rules, values
 
 PLANTED = [
     "AKIAIOSFODNN7EXAMPLE",

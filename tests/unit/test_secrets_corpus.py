@@ -10,7 +10,7 @@ import random
 import string
 import uuid
 
-from nous.memory import secrets
+from nous.text import secrets
 
 R = random.Random(20261122)
 ALNUM = string.ascii_letters + string.digits

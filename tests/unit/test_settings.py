@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nous import settings
-from nous.memory.secrets import library
+from nous.text.secrets import library
 
 
 def test_defaults() -> None:

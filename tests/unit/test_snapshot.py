@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nous.memory import snapshot, tokens
+from nous.memory import snapshot
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 
 SCOPE = "project:p"
 QUERIES = ["release train tuesday", "postgres ledger", "ruff mypy strict", "feature flag rollout"]

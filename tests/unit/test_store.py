@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from nous.errors import InvalidMemory, InvalidTransition, StoreError, UnknownMemory
-from nous.memory import migrations, renderings, tokens, turns
+from nous.memory import migrations, renderings, turns
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.text import tokens
 from tests.conftest import ROOT
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from nous.memory import assets, tokens
+from nous import assets
 from nous.settings import Settings
+from nous.text import tokens
 
 TEXTS = [
     "Use the repository's Makefile targets; never call pytest directly in CI.",

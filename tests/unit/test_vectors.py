@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from nous.memory import tokens
 from nous.memory.embedder import HashEmbedder, OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.memory.vectors import LOAD_ROWS, VectorIndex, quantise
+from nous.text import tokens
 
 SENTENCES = [
     f"{subject} {verb} {thing}"

@@ -32,10 +32,11 @@ import numpy as np
 import numpy.typing as npt
 
 from nous.bench.corpus import Corpus, Spec
-from nous.memory import renderings, secrets, snapshot
+from nous.memory import renderings, snapshot
 from nous.memory.embedder import Embedder
 from nous.memory.store import MemoryStore
-from nous.memory.tokens import TokenCounter
+from nous.text import secrets
+from nous.text.tokens import TokenCounter
 
 BULK_BATCH = 1000
 SAMPLE_BATCH = 100

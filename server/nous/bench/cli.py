@@ -196,9 +196,9 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
     from nous.bench import build, cold, corpus, harvest, measure, report, repos, stdio
     from nous.engine import Engine
     from nous.measurement import machine
-    from nous.memory import tokens
     from nous.memory.embedder import default_embedder
     from nous.settings import Settings
+    from nous.text import tokens
 
     loaded, problems = settings.load(env=settings.environment())  # the one read
     for problem in problems:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from nous.memory.model import Draft
-from nous.memory.tokens import TokenCounter
+from nous.text.tokens import TokenCounter
 
 PROJECT = "orderflow"
 """The bench workspace's project (its pyproject name); its languages are python and typescript."""

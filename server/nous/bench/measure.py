@@ -21,8 +21,8 @@ import numpy.typing as npt
 from nous.bench.corpus import Query
 from nous.context import chat
 from nous.engine import Engine
-from nous.memory import tokens
 from nous.protocol import ContextParams, RecallParams
+from nous.text import tokens
 
 TURNS_PER_SESSION = 10
 WARMUP = 5

@@ -47,10 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     from nous.bench.measure import turn_params
     from nous.context import chat
     from nous.engine import Engine
-    from nous.memory import tokens
     from nous.memory.embedder import default_embedder
     from nous.protocol import ContextParams
     from nous.settings import Settings
+    from nous.text import tokens
 
     t1 = time.perf_counter()
     embedder = default_embedder()

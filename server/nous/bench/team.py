@@ -44,13 +44,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from nous.bench.corpus import Corpus, make_workspace, recall_queries
     from nous.context import chat
     from nous.engine import Engine
-    from nous.memory import tokens
     from nous.memory.embedder import default_embedder
     from nous.memory.store import MemoryStore
     from nous.memory.team import Row, TeamStore
     from nous.memory.teamlink import TeamLink
     from nous.protocol import RecallParams
     from nous.settings import Settings
+    from nous.text import tokens
     from nous.workspace import identity
 
     counter = tokens.counter()

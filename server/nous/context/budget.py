@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from nous.context import rules
 from nous.context.render import FENCE, Block, document, fence_open, item_line
 from nous.context.score import Scored
-from nous.memory.tokens import TokenCounter
+from nous.text.tokens import TokenCounter
 
 
 @dataclass

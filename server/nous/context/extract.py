@@ -1,7 +1,7 @@
 """The query-relevant extract of a long record (the seeds' second tier, no LLM).
 
 A record's content is split into units (sentences, list items with their lead-in, code blocks
-with the sentence that introduces them, table rows with the header: `memory.markdown.units`).
+with the sentence that introduces them, table rows with the header: `text.markdown.units`).
 The units that share the most IDF weight with the query are kept, in document order, within the
 item's share of the budget; a list item brings its lead-in ("Agents MUST NOT:") so a prohibition
 never reads as a rule, and the record's heading path leads the line.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from nous.context.relevance import Query
 from nous.memory import renderings
-from nous.memory.markdown import Unit, units
-from nous.memory.tokens import TokenCounter
+from nous.text.markdown import Unit, units
+from nous.text.tokens import TokenCounter
 
 HEADING_SHARE = 0.5
 """A unit also scores this share of what its section's heading shares with the query …"""

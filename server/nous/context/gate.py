@@ -13,11 +13,12 @@ from nous.context.config import Profile
 from nous.context.query import Query
 from nous.context.retrieval import apart
 from nous.context.score import Scored
-from nous.memory import lifecycle, secrets
+from nous.memory import lifecycle
 from nous.memory import turns as chat_turns
 from nous.memory.embedder import Vector
 from nous.memory.interface import Store
 from nous.memory.model import Memory
+from nous.text import secrets
 
 
 def bypasses(memory: Memory, mode: str = "turn") -> bool:

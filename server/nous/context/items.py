@@ -12,9 +12,9 @@ from nous.context import extract, relevance, rules
 from nous.context.score import Scored
 from nous.memory import renderings
 from nous.memory.interface import Store
-from nous.memory.markdown import units
 from nous.memory.model import Memory
 from nous.protocol import Dropped
+from nous.text.markdown import units
 
 
 @dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nous.memory.markdown import units
+from nous.text.markdown import units
 
 TAGS = ("impl", "dec", "block", "next")
 MAX_CHARS = 240

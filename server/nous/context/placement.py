@@ -12,7 +12,7 @@ from nous.context.query import Query
 from nous.context.render import Block, code, defang, defang_lines
 from nous.context.score import Scored
 from nous.memory import scope as scopes
-from nous.memory.tokens import TokenCounter
+from nous.text.tokens import TokenCounter
 
 RULES_LAYER = "rules"
 CENSORS_LAYER = "constraints"

@@ -208,7 +208,7 @@ def features(
     query: Query, content: str, cosine: float, lexical: float, best_cosine: float = 0.0,
     asked: bool = False,
 ) -> list[float]:  # fmt: skip
-    from nous.memory.markdown import units
+    from nous.text.markdown import units
 
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
     total = query.total if query.total > 0 else 1.0

@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 
 from nous.memory import renderings
-from nous.memory.markdown import Unit
 from nous.memory.model import Memory
-from nous.memory.tokens import TokenCounter
+from nous.text.markdown import Unit
+from nous.text.tokens import TokenCounter
 
 TAG = "instructions"
 """The tag the harvest puts on every record of an instruction file."""

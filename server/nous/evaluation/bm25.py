@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from nous.memory.tokens import TokenCounter
-from nous.memory.words import split
+from nous.text.tokens import TokenCounter
+from nous.text.words import split
 
 STOP_WORDS = frozenset(
     "a an and are as at be been but by can could do does did for from had has have how i if in "

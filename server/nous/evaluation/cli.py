@@ -135,8 +135,8 @@ def _machine() -> dict[str, Any]:
 def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
     from nous.evaluation import data as datasets
     from nous.evaluation import locomo, scifact
-    from nous.memory import tokens
     from nous.memory.embedder import default_embedder
+    from nous.text import tokens
 
     root = datasets.data_dir(args.data)
     counter = tokens.counter(args.encoding) if args.encoding else tokens.counter()
@@ -205,8 +205,8 @@ def _evaluate(args: argparse.Namespace) -> dict[str, Any]:
 def _fusion(args: argparse.Namespace) -> dict[str, Any]:
     from nous.evaluation import data as datasets
     from nous.evaluation import fusion, locomo, scifact
-    from nous.memory import tokens
     from nous.memory.embedder import default_embedder
+    from nous.text import tokens
 
     if args.split != "dev":
         raise datasets.EvalDataError("fusion variants are compared on the dev split only")

@@ -26,7 +26,7 @@ from nous.evaluation.data import LOCOMO_SPLITS, Conversation, SciFact
 from nous.evaluation.harness import DEPTH, CachingEmbedder, progress
 from nous.memory.embedder import Embedder
 from nous.memory.store import MemoryStore
-from nous.memory.tokens import TokenCounter
+from nous.text.tokens import TokenCounter
 
 Scored = list[tuple[str, float]]
 Variant = Callable[["Lists"], list[str]]

@@ -20,7 +20,7 @@ from nous.memory import turns
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
-from nous.memory.tokens import TokenCounter
+from nous.text.tokens import TokenCounter
 
 KS = (5, 10, 25)
 BUDGETS = (500, 2000)

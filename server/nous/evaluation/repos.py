@@ -34,11 +34,11 @@ from nous.evaluation.repos_metrics import (
     source_paths,
     summarise,
 )
-from nous.memory import tokens
 from nous.memory.embedder import Embedder
-from nous.memory.tokens import TokenCounter
 from nous.protocol import ContextParams, ContextResult, Item, RecallParams
 from nous.settings import Settings
+from nous.text import tokens
+from nous.text.tokens import TokenCounter
 
 NOUS_MODES = ("turn", "startup", "recall")
 MODES = (*NOUS_MODES, "bm25@500", "bm25@same")

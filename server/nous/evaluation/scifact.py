@@ -17,14 +17,14 @@ from typing import Any
 
 import platformdirs
 
+from nous import assets
 from nous.evaluation import metrics
 from nous.evaluation.data import SCIFACT_SPLITS, Doc, SciFact
 from nous.evaluation.harness import DEPTH, CachingEmbedder, progress, rank
-from nous.memory import assets
 from nous.memory.embedder import Embedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
-from nous.memory.tokens import TokenCounter
+from nous.text.tokens import TokenCounter
 
 CACHE_ENV = "NOUS_EVAL_CACHE"
 LAYOUT = 1

@@ -20,7 +20,7 @@ from typing import Any
 from nous.memory import lifecycle, turns
 from nous.memory.model import Memory
 from nous.memory.store import _COLUMNS, MemoryStore, _memory
-from nous.memory.words import split
+from nous.text.words import split
 
 REVIEWED_TAG = "reviewed"
 SOURCE_TYPES = ("file", "commit", "chat", "manual")

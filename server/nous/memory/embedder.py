@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from nous import assets
 from nous.errors import AssetError
-from nous.memory import assets
-from nous.memory.words import split
+from nous.text.words import split
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from nous.memory.words import split
+from nous.text.words import split
 
 _STOPWORDS = frozenset(
     [

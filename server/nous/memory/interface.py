@@ -21,8 +21,8 @@ import numpy.typing as npt
 from nous.memory.embedder import Vector
 from nous.memory.metrics import Answer, Judged
 from nous.memory.model import Draft, Memory
-from nous.memory.tokens import TokenCounter
 from nous.memory.usage import Session, UsageStats
+from nous.text.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from nous.memory.store import WriteResult

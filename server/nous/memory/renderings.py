@@ -11,8 +11,8 @@ import hashlib
 import re
 import unicodedata
 
-from nous.memory import markdown
-from nous.memory.tokens import TokenCounter
+from nous.text import markdown
+from nous.text.tokens import TokenCounter
 
 SUMMARY_TOKENS = 100
 MICRO_TOKENS = 20

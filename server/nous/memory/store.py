@@ -25,7 +25,7 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import fts, lifecycle, migrations, renderings, secrets, snapshot, turns
+from nous.memory import fts, lifecycle, migrations, renderings, snapshot, turns
 from nous.memory import scope as scopes
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
@@ -40,11 +40,12 @@ from nous.memory.model import (
     now,
 )
 from nous.memory.projects import ProjectRows
-from nous.memory.secrets import Redaction
 from nous.memory.sources import SourceRows, prefix_range
-from nous.memory.tokens import TokenCounter
 from nous.memory.usage import HALF_LIFE_DAYS, UsageRows
 from nous.memory.vectors import VectorIndex
+from nous.text import secrets
+from nous.text.secrets import Redaction
+from nous.text.tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import lifecycle, secrets, team_url
+from nous.memory import lifecycle, team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory, now
 from nous.memory.team_schema import HNSW_INDEX, LOCK_KEY, migrations
-from nous.memory.words import split
+from nous.text import secrets
+from nous.text.words import split
 
 log = logging.getLogger(__name__)
 

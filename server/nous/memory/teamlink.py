@@ -25,11 +25,12 @@ from concurrent.futures import wait as wait_for
 from pathlib import Path
 from typing import Any
 
-from nous.memory import secrets, team_url
+from nous.memory import team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.outbox import Entry, Outbox
 from nous.memory.team import Hit, Row, TeamStore, TeamStoreError
+from nous.text import secrets
 
 log = logging.getLogger(__name__)
 

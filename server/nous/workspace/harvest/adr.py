@@ -22,7 +22,7 @@ import posixpath
 import re
 from pathlib import PurePosixPath
 
-from nous.memory.markdown import Block, Document, Section, parse, render_block
+from nous.text.markdown import Block, Document, Section, parse, render_block
 from nous.workspace.harvest import records, succession
 from nous.workspace.harvest.model import Harvested
 

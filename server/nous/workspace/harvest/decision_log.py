@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from nous.memory.markdown import parse
+from nous.text.markdown import parse
 from nous.workspace.harvest import adr, records, succession
 from nous.workspace.harvest.model import Harvested, slug
 

@@ -21,7 +21,7 @@ import posixpath
 import re
 from pathlib import PurePosixPath
 
-from nous.memory.markdown import parse
+from nous.text.markdown import parse
 from nous.workspace.detect import EXTENSIONS
 from nous.workspace.harvest import records
 from nous.workspace.harvest.model import Harvested, slug

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nous.memory.markdown import slug
+from nous.text.markdown import slug
 
 __all__ = ["Harvested", "slug"]
 

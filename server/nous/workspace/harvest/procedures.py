@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from nous.memory.markdown import parse
+from nous.text.markdown import parse
 from nous.workspace.harvest import records
 from nous.workspace.harvest.model import Harvested, slug
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from nous.memory.markdown import Block, Document, Section, render_block, sentences
+from nous.text.markdown import Block, Document, Section, render_block, sentences
 
 LIMIT = 1800
 """Characters of blocks per record (~250 tokens: what one embedding of the model covers)."""

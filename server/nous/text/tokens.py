@@ -27,8 +27,8 @@ from typing import Any, Protocol
 
 import platformdirs
 
+from nous import assets
 from nous.errors import AssetError
-from nous.memory import assets
 
 log = logging.getLogger(__name__)
 

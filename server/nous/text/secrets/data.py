@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from nous.memory.secrets import values
+from nous.text.secrets import values
 
 DATA_MARKERS = re.compile(
     r"sha\d+[-:]|h1:|base64,|md5:|integrity|ssh-(?:rsa|dss|ed25519)|ecdsa-sha2|checksum"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from nous.memory.secrets import library, rules, values
+from nous.text.secrets import library, rules, values
 
 
 @dataclass(frozen=True)

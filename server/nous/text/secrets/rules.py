@@ -25,7 +25,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from nous.memory.secrets import data, shapes, values
+from nous.text.secrets import data, shapes, values
 
 Span = tuple[str, int, int]
 
