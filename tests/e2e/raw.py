@@ -122,6 +122,23 @@ class Raw:
         result: dict[str, Any] = answer["result"]
         return result
 
+    def answers(self, quiet: float = 1.5) -> list[dict[str, Any]]:
+        """Every response until the daemon has been quiet for `quiet` seconds."""
+        out = []
+        while (message := self.read(quiet)) is not None:
+            if "method" not in message:
+                out.append(message)
+        return out
+
+    @classmethod
+    def warmed(cls, db: Path, workspace: Path) -> Raw:
+        """A daemon past `initialize` that has answered one `nous/status`."""
+        client = cls(db, workspace)
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "method": "nous/status", "params": {}, "id": "warm"})
+        assert client.response("warm", 60) is not None
+        return client
+
     def close(self) -> int:
         if self.proc.poll() is None:
             self.proc.kill()

@@ -9,7 +9,6 @@ import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,21 +25,9 @@ SLOW = {"jsonrpc": "2.0", "method": "nous/context", "params": {"input": "deploy 
 
 @pytest.fixture(scope="module")
 def raw() -> Iterator[Raw]:
-    client = Raw(BASE / "memory.db", WS)
-    client.initialize()
-    client.send({**STATUS, "id": "warm"})
-    assert client.response("warm", 60) is not None
+    client = Raw.warmed(BASE / "memory.db", WS)
     yield client
     client.close()
-
-
-def answers(raw: Raw, quiet: float = 1.5) -> list[dict[str, Any]]:
-    """Every response until the daemon has been quiet for `quiet` seconds."""
-    out = []
-    while (message := raw.read(quiet)) is not None:
-        if "method" not in message:
-            out.append(message)
-    return out
 
 
 def test_every_custom_method_and_the_lifecycle_are_pygls_features(tmp_path: Path) -> None:
@@ -59,7 +46,7 @@ def test_an_object_with_a_jsonrpc_key_inside_a_message_is_refused(raw: Raw) -> N
     inner = {"jsonrpc": "2.0", "method": "x"}
     raw.send({**STATUS, "id": "nested", "params": {"sessionId": inner}})
     raw.send({**STATUS, "id": "after-nested"})
-    got = {m["id"]: m for m in answers(raw)}
+    got = {m["id"]: m for m in raw.answers()}
     assert got["nested"]["error"]["code"] == -32600
     assert '"jsonrpc"' in got["nested"]["error"]["message"]
     assert got["after-nested"]["result"]["project"] == "stack"
@@ -71,7 +58,7 @@ def test_params_an_lsp_type_cannot_hold_are_invalid_params_naming_the_field(raw:
     # a notification pygls cannot read is dropped; the daemon goes on
     raw.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": []}})
     raw.send({**STATUS, "id": "after-hover"})
-    got = {m["id"]: m for m in answers(raw)}
+    got = {m["id"]: m for m in raw.answers()}
     assert got["hover"]["error"]["code"] == -32602
     assert "text_document" in got["hover"]["error"]["message"]
     assert got["after-hover"]["result"]["project"] == "stack"
@@ -80,7 +67,7 @@ def test_params_an_lsp_type_cannot_hold_are_invalid_params_naming_the_field(raw:
 def test_an_unknown_method_is_method_not_found_whatever_its_params(raw: Raw) -> None:
     # pygls turns unknown params into namedtuples; a "type_name" key used to break that
     raw.send({"jsonrpc": "2.0", "id": "nope", "method": "nous/nope", "params": {"type_name": 5}})
-    (got,) = answers(raw)
+    (got,) = raw.answers()
     assert got["id"] == "nope" and got["error"]["code"] == -32601
 
 
@@ -88,7 +75,7 @@ def test_a_second_initialize_is_refused_and_changes_nothing(raw: Raw) -> None:
     raw.send({"jsonrpc": "2.0", "id": "again", "method": "initialize",
               "params": {"processId": None, "rootUri": BASE.as_uri(), "capabilities": {}}})  # fmt: skip
     raw.send({**STATUS, "id": "after-again"})
-    got = {m["id"]: m for m in answers(raw)}
+    got = {m["id"]: m for m in raw.answers()}
     assert got["again"]["error"]["code"] == -32600
     assert got["after-again"]["result"]["project"] == "stack"
 
@@ -97,12 +84,12 @@ def test_a_cancelled_request_is_answered_once_and_its_id_used_again(raw: Raw) ->
     raw.send({**SLOW, "id": "c1"})
     raw.send({**SLOW, "id": "c2"})  # queued behind c1 on the store thread
     raw.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "c2"}})
-    got = answers(raw, 3.0)
+    got = raw.answers(3.0)
     assert sorted(m["id"] for m in got) == ["c1", "c2"]
     cancelled = next(m for m in got if m["id"] == "c2")
     assert cancelled["error"]["code"] == -32800
     raw.send({**STATUS, "id": "c2"})
-    (again,) = answers(raw)
+    (again,) = raw.answers()
     assert again["id"] == "c2" and again["result"]["project"] == "stack"
 
 
@@ -114,7 +101,7 @@ def test_requests_in_flight_at_shutdown_get_one_answer_each(tmp_path: Path) -> N
         for n in range(3):
             client.send({**SLOW, "id": f"slow-{n}"})
         client.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"})
-        got = answers(client, 8.0)  # shutdown waits up to 5 s for the vector snapshots
+        got = client.answers(8.0)  # shutdown waits up to 5 s for the vector snapshots
         ids = sorted(m["id"] for m in got)
         assert ids == sorted(["bye", *(f"slow-{n}" for n in range(3))])
         assert next(m for m in got if m["id"] == "bye")["result"] is None

@@ -41,27 +41,15 @@ VALID: dict[str, dict[str, Any]] = {
 
 @pytest.fixture(scope="module")
 def raw() -> Iterator[Raw]:
-    client = Raw(BASE / "memory.db", WS)
-    client.initialize()
-    client.send({**STATUS, "id": "warm"})
-    assert client.response("warm", 60) is not None
+    client = Raw.warmed(BASE / "memory.db", WS)
     yield client
     client.close()
-
-
-def answers(raw: Raw, quiet: float = 1.5) -> list[dict[str, Any]]:
-    """Every response until the daemon has been quiet for `quiet` seconds."""
-    out = []
-    while (message := raw.read(quiet)) is not None:
-        if "method" not in message:
-            out.append(message)
-    return out
 
 
 def test_a_bool_id_is_an_invalid_request_and_the_int_id_after_it_is_answered(raw: Raw) -> None:
     raw.send({**STATUS, "id": True})
     raw.send({**STATUS, "id": 1})
-    got = answers(raw)
+    got = raw.answers()
     assert len(got) == 2
     refused = next(m for m in got if "error" in m)
     assert refused["id"] is None and refused["error"]["code"] == -32600
@@ -72,14 +60,14 @@ def test_a_bool_id_is_an_invalid_request_and_the_int_id_after_it_is_answered(raw
 @pytest.mark.parametrize("bad", [1.5, 1.0, False, [1], {"a": 1}, None])
 def test_ids_that_are_not_integers_or_strings_are_invalid_requests(raw: Raw, bad: Any) -> None:
     raw.send({**STATUS, "id": bad})
-    (got,) = answers(raw)
+    (got,) = raw.answers()
     assert got["id"] is None and got["error"]["code"] == -32600
 
 
 def test_string_and_number_ids_are_different_requests(raw: Raw) -> None:
     raw.send({**STATUS, "id": "5"})
     raw.send({**STATUS, "id": 5})
-    got = answers(raw)
+    got = raw.answers()
     assert sorted((type(m["id"]).__name__, m["id"]) for m in got if "result" in m) == [
         ("int", 5),
         ("str", "5"),
@@ -98,7 +86,7 @@ def test_an_id_still_in_flight_is_refused_once_and_the_first_still_answered(raw:
     slow = {"jsonrpc": "2.0", "method": "nous/context", "params": {"input": "deploy " * 3000}}
     raw.send({**slow, "id": 99})
     raw.send({**STATUS, "id": 99})
-    got = answers(raw, 3.0)
+    got = raw.answers(3.0)
     assert len(got) == 2 and all(m["id"] == 99 for m in got)
     assert sorted("result" in m for m in got) == [False, True]
     assert next(m for m in got if "error" in m)["error"]["code"] == -32600

@@ -141,10 +141,7 @@ def features(
 
 
 def probability(values: Sequence[float], model: Mapping[str, float]) -> float:
-    z = model.get("bias", 0.0) + sum(
-        model.get(n, 0.0) * v for n, v in zip(FEATURES, values, strict=True)
-    )
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    return relevance.logistic(FEATURES, values, model)
 
 
 def judge(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -241,7 +241,12 @@ def asked_kinds(dominant_hint: str | None, permission: bool) -> frozenset[str]:
 def probability(values: list[float], weights: dict[str, float]) -> float:
     """The gate model: a logistic regression over FEATURES (weights are data, fitted on the
     development sets by `scripts/fit-gate`)."""
+    return logistic(FEATURES, values, weights)
+
+
+def logistic(names: Sequence[str], values: Sequence[float], weights: Mapping[str, float]) -> float:
+    """A fitted logistic model's probability: `weights` by feature name, and "bias"."""
     z = weights.get("bias", 0.0) + sum(
-        weights.get(n, 0.0) * v for n, v in zip(FEATURES, values, strict=True)
+        weights.get(n, 0.0) * v for n, v in zip(names, values, strict=True)
     )
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
