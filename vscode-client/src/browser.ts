@@ -69,11 +69,17 @@ class MemoryTree implements vscode.TreeDataProvider<Row> {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   rows: Row[] = [];
+  private shown = "";
 
   constructor(private readonly review: boolean) {}
 
+  /** New rows; the view redraws only when they differ from what it shows (a redraw while the
+   * user unfolds a group can lose the unfolding, and most refreshes change nothing). */
   set(rows: Row[]): void {
     this.rows = rows;
+    const key = JSON.stringify(rows);
+    if (key === this.shown) return;
+    this.shown = key;
     this.changed.fire();
   }
 
@@ -144,6 +150,8 @@ export class MemoryBrowser implements vscode.Disposable {
   private readonly recordChanged = new vscode.EventEmitter<vscode.Uri>();
   private readonly disposables: vscode.Disposable[] = [];
   reviewPending = 0;
+  private reloading?: Promise<void>;
+  private reloadAgain?: Promise<void>;
 
   constructor(private readonly daemon: Daemon) {
     this.memoriesView = vscode.window.createTreeView("nous.memories", { treeDataProvider: this.memories });
@@ -217,14 +225,32 @@ export class MemoryBrowser implements vscode.Disposable {
     return this.daemon.request<ListResult>(NOUS_LIST, { ...params, activeFile: activeFile() });
   }
 
-  async refresh(): Promise<void> {
+  /** Reload the list and the review queue. One reload at a time: a call while one is under way
+   * (the view shown and Open Memory Browser at once, a budget notification during an edit) gets
+   * one more reload after it, shared with every call meanwhile, so the last reload to land
+   * started after the last call (an older one finishing late cannot put stale rows back). */
+  refresh(): Promise<void> {
+    if (!this.reloading) {
+      this.reloading = this.reload().finally(() => (this.reloading = undefined));
+      return this.reloading;
+    }
+    this.reloadAgain ??= this.reloading.then(() => {
+      this.reloadAgain = undefined;
+      return this.refresh();
+    });
+    return this.reloadAgain;
+  }
+
+  private async reload(): Promise<void> {
     if (!this.daemon.isRunning) return;
     try {
+      const filters = this.filters;
       const pages = { ...this.pages };
       for (const group of GROUPS) {
         const loaded = this.pages[group].reduce((n, p) => n + p.items.length, 0);
-        pages[group] = [await this.list(listParams(this.filters, 0, Math.max(loaded, 50), group))];
+        pages[group] = [await this.list(listParams(filters, 0, Math.max(loaded, 50), group))];
       }
+      if (filters !== this.filters) return; // filtered anew meanwhile: the reload after this one shows it
       this.pages = pages;
       this.memories.set(groupRows(this.pages, isFiltered(this.filters)));
       const queue = await this.list({ review: true, limit: 200, sort: "recent" });
