@@ -36,9 +36,7 @@ def test_words_the_store_never_saw_do_not_refuse_the_question() -> None:
     query = relevance.query("FooBarWidget crashes in checkout", {"checkout": 3}, 5)
     assert "foobarwidget" in query.unseen and "checkout" not in query.unseen
     assert "unknown" not in relevance.FEATURES
-    values = relevance.features(
-        query, "# Checkout\nThe checkout crashes when …", relevance.Signals(0.5, 1.0, 0.5)
-    )
+    values = relevance.features(query, "# Checkout\nThe checkout crashes when …", 0.5, 1.0, 0.5)
     assert len(values) == len(relevance.FEATURES)
     assert values[4] == 1.0  # holds the rarest word the store knows
 

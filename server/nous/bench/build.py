@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nous.bench.corpus import Corpus, Spec
-from nous.memory import renderings, snapshot, units
+from nous.memory import renderings, snapshot
 from nous.memory.embedder import Embedder
 from nous.memory.store import MemoryStore
 from nous.text import secrets
@@ -192,13 +192,6 @@ def build(
     embedded_before, seconds_before = pool.embedded, pool.seconds
     pool.ensure([s.base for s in bulk], own)
     table = {store_key(s.draft.content): pool.vectors[s.base] for s in bulk}
-    # a harvested record's units get vectors of their own (`memory.units`): computed here with
-    # the real model, so the bulk write looks every text up (a few decision records)
-    said = list(dict.fromkeys(
-        t for s in bulk if s.draft.source.startswith("file:")
-        for t in units.texts(store_key(s.draft.content))
-    ))  # fmt: skip
-    table.update(zip(said, real.embed_many(said), strict=True))
     lookup = LookupEmbedder(real, table)
 
     started = time.perf_counter()

@@ -37,10 +37,9 @@ def assemble(store: Store, config: Config, view: View, req: Request) -> ContextR
     short: dict[str, int] = {}
     available = found.available
     if found.semantic:
-        ranked = retrieval.rank(store, query, found)
-        candidates = ranked.scored
+        candidates, vectors = retrieval.rank(store, query, found)
         available = max(available, len(candidates))
-        candidates = gates.admit(store, query, candidates, work, ranked.vectors, found.standing)
+        candidates = gates.admit(store, query, candidates, work, vectors, found.standing)
         candidates = items.supersession(candidates, work)
         candidates = items.paraphrases(candidates, work, config.scoring.paraphrase_containment)
         # One item per document: a document does not spend its heading path and the budget

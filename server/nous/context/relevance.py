@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from itertools import chain
 
 from nous.context import rarity
-from nous.memory.embedder import Matrix, Vector
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*(?:[.:-][a-z0-9_]+)*")
 STOP = frozenset(
@@ -180,9 +179,7 @@ def query_words(text: str) -> list[str]:
     return list(dict.fromkeys(words(text)))
 
 
-FEATURES = (
-    "cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness", "asked", "ucos",
-)  # fmt: skip
+FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness", "asked")
 """What the gate model reads of a (query, memory) pair, each in 0..1:
 - cosine of the embeddings;
 - weighted coverage of the query's words by the whole text; by the record's heading path alone;
@@ -195,10 +192,7 @@ FEATURES = (
   Both relative features alone give the best of five memories 1.0 whatever it says: anchored,
   a poor best candidate is not the answer just for being the best there is;
 - whether the memory is of the kind the question asks for (a decision for "why did we…", a
-  constraint for "can I…");
-- the best cosine of one of its units (sentence, item, code line) with the query: one line of
-  a long section can answer what the section as a whole is far from (`memory.units`; a record
-  without unit vectors counts its cosine).
+  constraint for "can I…").
 Nothing counts the query's words the store never saw: new library names and placeholders are
 normal in a question. Tried and left out by leave-one-repository-out log loss (docs/benchmarks.md):
 BM25 relative to the best candidate times that candidate's coverage (worse on full and mini
@@ -210,49 +204,27 @@ LEXICAL_ANCHOR = 0.3
 """Chosen by leave-one-repository-out log loss over 0.3–0.7 and 0.2–0.4 (docs/benchmarks.md)."""
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What the search and the store say of one candidate, beside its text: its cosine with
-    the query, its BM25 relative to the best candidate's, the best candidate's cosine, whether
-    it is of a kind the question asks for, and the best cosine of one of its units with the
-    query (`memory.units`; None when it has no unit vectors: its cosine serves)."""
-
-    cosine: float
-    lexical: float = 0.0
-    best_cosine: float = 0.0
-    asked: bool = False
-    unit_cosine: float | None = None
-
-
-def features(query: Query, content: str, signals: Signals) -> list[float]:
+def features(
+    query: Query, content: str, cosine: float, lexical: float, best_cosine: float = 0.0,
+    asked: bool = False,
+) -> list[float]:  # fmt: skip
     from nous.text.markdown import units
 
-    cosine, best_cosine = signals.cosine, signals.best_cosine
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
     total = query.total if query.total > 0 else 1.0
     best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
     rarest = query.rarest
     held = stems(content)
-    unit_cosine = cosine if signals.unit_cosine is None else max(cosine, signals.unit_cosine)
     return [
         max(0.0, cosine),
         query.coverage(content),
         query.coverage(heading) if heading else 0.0,
         min(1.0, best_unit / total),
         1.0 if rarest is not None and rarest in held else 0.0,
-        max(0.0, min(1.0, signals.lexical)) * max(0.0, min(1.0, best_cosine / LEXICAL_ANCHOR)),
+        max(0.0, min(1.0, lexical)) * max(0.0, min(1.0, best_cosine / LEXICAL_ANCHOR)),
         max(0.0, 1.0 - max(0.0, max(best_cosine, CLOSENESS_ANCHOR) - cosine)),
-        1.0 if signals.asked else 0.0,
-        max(0.0, unit_cosine),
+        1.0 if asked else 0.0,
     ]
-
-
-def unit_cosine(matrix: Matrix | None, vector: Vector | None, content: str) -> float | None:
-    """The best cosine of a record's units (`memory.units`: a row per unit of `content`) with
-    the query; None without unit vectors."""
-    if matrix is None or vector is None or not len(matrix):
-        return None
-    return float((matrix @ vector).max())
 
 
 def asked_kinds(dominant_hint: str | None, permission: bool) -> frozenset[str]:

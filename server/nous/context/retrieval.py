@@ -5,7 +5,6 @@ usage) and their composite scores (design §2.5)."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -117,17 +116,8 @@ def apart(query: Query, memory: Memory) -> bool:
     return memory.kind in query.config.gate.kinds and not source.startswith(("git:", "file:"))
 
 
-@dataclass(frozen=True)
-class Ranked:
-    """The candidates scored, best first, with what was read to score them."""
-
-    scored: list[Scored]
-    vectors: dict[str, Vector]
-    """Their vectors."""
-
-
-def rank(store: Store, query: Query, found: Found) -> Ranked:
-    """The candidates scored, best first."""
+def rank(store: Store, query: Query, found: Found) -> tuple[list[Scored], dict[str, Vector]]:
+    """The candidates scored, best first, and the vectors read with them."""
     config, view, profile = query.config, query.view, query.profile
     read = store.candidates(list(found.semantic), config.scoring.usage_half_life_days,
                             vectors=query.vector is not None)  # fmt: skip
@@ -148,11 +138,7 @@ def rank(store: Store, query: Query, found: Found) -> Ranked:
             extra *= config.scoring.preferred_kind_boost  # a nested instruction file's subtree
         vec = read.vectors.get(memory_id)
         cosine = float(vec @ query.vector) if vec is not None and query.vector is not None else 0.0
-        signals = relevance.Signals(
-            cosine, found.lexical.get(memory_id, 0.0), best_cosine, memory.kind in query.asked,
-            relevance.unit_cosine(read.units.get(memory_id), query.vector, memory.content),
-        )  # fmt: skip
-        rel, coverage = _relevance(query, found, memory, signals)
+        rel, coverage = _relevance(query, found, memory, cosine, best_cosine)
         # The semantic term is the query relevance the gate admits on: the gate model's
         # probability that this memory holds the answer.
         semantic_term = rel
@@ -170,22 +156,24 @@ def rank(store: Store, query: Query, found: Found) -> Ranked:
         item.terms["coverage"] = round(coverage, 4)
         scored.append(item)
     scored.sort(key=lambda s: -s.score)
-    return Ranked(scored, read.vectors)
+    return scored, read.vectors
 
 
 def _relevance(
-    query: Query, found: Found, memory: Memory, signals: relevance.Signals
+    query: Query, found: Found, memory: Memory, cosine: float, best_cosine: float
 ) -> tuple[float, float]:
     """(the gate model's probability that `memory` answers, its coverage of the query's words),
     by the better of the query's readings (0.0, 0.0 when nothing was searched)."""
     if query.terms is None:
         return 0.0, 0.0
-    model = query.config.gate.model
-    values = relevance.features(query.terms, memory.content, signals)
+    model, asked = query.config.gate.model, memory.kind in query.asked
+    values = relevance.features(query.terms, memory.content, cosine,
+                                found.lexical.get(memory.id, 0.0), best_cosine, asked)  # fmt: skip
     rel, coverage = relevance.probability(values, model), values[1]
     if query.subject is not None:  # a proposal read as its subject (`intent.alternative`)
-        subject = dataclasses.replace(signals, lexical=found.subject_lexical.get(memory.id, 0.0))
-        values = relevance.features(query.subject, memory.content, subject)
+        values = relevance.features(query.subject, memory.content, cosine,
+                                    found.subject_lexical.get(memory.id, 0.0), best_cosine,
+                                    asked)  # fmt: skip
         if (p := relevance.probability(values, model)) > rel:
             rel, coverage = p, values[1]
     return rel, coverage

@@ -102,8 +102,7 @@ def _question_rows(
         best = max(cosine.values(), default=0.0)
         intent = intents.signals(q.question)
         asked = relevance.asked_kinds(intent.dominant_hint, intent.permission)
-        read = store.candidates(list(cosine))
-        for memory_id, memory in read.records.items():
+        for memory_id, memory in store.get_many(list(cosine)).items():
             path = (memory.source or "").removeprefix("file:").split("#")[0]
             text = _norm(memory.content)
             label = (
@@ -111,12 +110,9 @@ def _question_rows(
                 and path in q.expected_files
                 and any(_norm(k) in text for k in q.key_phrases)
             )
-            unit = read.units.get(memory_id)
-            signals = relevance.Signals(
-                cosine[memory_id], lexical.get(memory_id, 0.0), best, memory.kind in asked,
-                relevance.unit_cosine(unit, vector, memory.content),
-            )  # fmt: skip
-            values = relevance.features(query, memory.content, signals)
+            values = relevance.features(query, memory.content, cosine[memory_id],
+                                        lexical.get(memory_id, 0.0), best,
+                                        memory.kind in asked)  # fmt: skip
             out.append({"repo": repo, "variant": variant, "id": q.id, "kind": q.kind,
                         "x": values, "y": int(label)})  # fmt: skip
     return out

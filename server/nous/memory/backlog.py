@@ -5,10 +5,6 @@ rows in batches on a thread with its own connection.
 A row whose vector another model made (`embedding_model` is not the embedder's: the model
 setting changed) is embedded again the same way: the store's index leaves it out until then.
 
-After a batch's own vectors, the unit vectors of its rows harvested from files are computed
-the same way (`memory.units`); a store opening a file hands back every row whose unit vectors
-are missing or stale too.
-
 A row without a vector is searchable by text at once and by vector once its batch lands. Nothing
 is lost on a crash: the row is committed before the write returns, and a store opened later finds
 every row still without a vector (`VectorIndex.pending`) and hands it back to its backlog.
@@ -27,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from nous.memory import units
 from nous.memory.embedder import Embedder
 
 log = logging.getLogger(__name__)
@@ -127,7 +122,6 @@ class Backlog:
                     self._busy = len(batch)
                 try:
                     self.embedded += self._embed(conn, batch)
-                    units.fill(conn, self._embedder, batch)  # after the rows' own vectors
                 except Exception:  # a row that cannot be embedded stays pending, never lost
                     log.exception("background embedding failed for %d rows", len(batch))
                 finally:

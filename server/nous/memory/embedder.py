@@ -29,8 +29,6 @@ BATCH_TOKENS = 1024
 is batch × 12 heads × width²) then stay a few tens of MB, which onnxruntime's arena keeps for the
 next run instead of the heap fragmenting under them."""
 Vector = npt.NDArray[np.float32]
-Matrix = npt.NDArray[np.float32]
-"""Vectors as rows (a record's unit vectors)."""
 
 
 class Embedder(ABC):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from nous.memory.embedder import Matrix, Vector
+from nous.memory.embedder import Vector
 from nous.memory.metrics import Answer, Judged
 from nous.memory.model import Draft, Memory
 from nous.memory.usage import Session, UsageStats
@@ -40,9 +40,6 @@ class Candidates:
     """The vectors of `records` that are held (or embedded on demand), when asked for."""
     usage: dict[str, UsageStats] = field(default_factory=dict)
     """Usage stats of `records` that were ever injected (the others are neutral)."""
-    units: dict[str, Matrix] = field(default_factory=dict)
-    """The unit vectors of `records` harvested from files (`memory.units`), when vectors are
-    asked for and theirs are computed."""
 
 
 @runtime_checkable

@@ -316,27 +316,6 @@ MIGRATIONS.append(
     )
 )
 
-MIGRATIONS.append(
-    (
-        9,
-        "unit vectors of harvested records",
-        # One vector per unit of a record harvested from a file (`memory.units`): the gate's
-        # best-unit cosine. Derived data with the content hash and model it was computed from;
-        # a deleted memory takes its row along.
-        """
-        CREATE TABLE unit_vectors (
-            memory_id TEXT PRIMARY KEY,
-            content_hash TEXT NOT NULL,
-            model TEXT NOT NULL,
-            vectors BLOB NOT NULL
-        );
-        CREATE TRIGGER unit_vectors_gone AFTER DELETE ON memories BEGIN
-            DELETE FROM unit_vectors WHERE memory_id = old.id;
-        END;
-        """,
-    )
-)
-
 LATEST = MIGRATIONS[-1][0]
 
 

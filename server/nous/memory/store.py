@@ -25,7 +25,7 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, StoreError, UnknownMemory
-from nous.memory import fts, lifecycle, migrations, renderings, snapshot, turns, units
+from nous.memory import fts, lifecycle, migrations, renderings, snapshot, turns
 from nous.memory import scope as scopes
 from nous.memory.backlog import Backlog
 from nous.memory.embedder import Embedder, Vector
@@ -150,13 +150,8 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         adds candidates, and the team memories it found answer `get_many` and `vectors` too."""
         self._index.sync(self._conn)
         self._report_other_models()
-        self._units = units.present(self._conn)
-        """The file has unit vectors (`memory.units`): a file of an older version has not."""
         if self._backlog is not None:
             self._backlog.add(self._index.pending)
-            self._backlog.add(units.pending(self._conn, embedder.name))
-        elif str(path) != ":memory:":
-            units.fill(self._conn, embedder, units.pending(self._conn, embedder.name))
 
     def _report_other_models(self) -> None:
         """Say so when the file holds vectors another model made (the `embedding_model`
@@ -364,9 +359,6 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
             # this write's rows only: another writer's pending rows are its own backlog's
             # (or, if it stopped, the next deferring store's to open the file)
             self._backlog.add(deferred)
-        else:  # a harvested record's unit vectors (`memory.units`), after its own
-            created = [r.memory.id for r in results if r.status == "created"]
-            units.fill(self._conn, self._embedder, created)
         return results
 
     def _existing_keys(self, keys: list[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -594,14 +586,7 @@ class MemoryStore(UsageRows, SourceRows, ProjectRows, MetricRows):
         records = self.get_many(ids)
         found = list(records)
         held = self.vectors(found) if vectors else {}
-        files = [i for i in found if (records[i].source or "").startswith("file:")]
-        embedder = self._embedder
-        parts = (
-            units.read(self._conn, files, embedder.name, embedder.dimension)
-            if vectors and self._units
-            else {}
-        )
-        return Candidates(records, held, self.usage_stats(found, half_life), parts)
+        return Candidates(records, held, self.usage_stats(found, half_life))
 
     # -- the team outbox (design §13): what waits to be pushed to the team store -------------------
 

@@ -286,11 +286,6 @@ class Unit:
     position: int = 0
     """Index among the record's units: two equal lines of one code block stay two units."""
 
-    @property
-    def said(self) -> str:
-        """What the unit says with its lead-in: the text its vector is of (`memory.units`)."""
-        return f"{self.lead} {self.text}".strip()
-
 
 @functools.lru_cache(maxsize=8192)
 def units(content: str) -> tuple[Unit, ...]:
