@@ -34,7 +34,7 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
     last_block = -1
     last_lead = None
     for unit in chosen:
-        index = all_units.index(unit)
+        index = unit.position  # its index in `all_units` (`units`)
         gap = index != last_index + 1
         piece = unit.text.rstrip(" ;") if unit.kind == "item" else unit.text  # no "a;; b"
         owner = next((u.text for u in reversed(all_units[:index]) if u.kind == "heading"), "")
