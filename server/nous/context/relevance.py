@@ -210,23 +210,27 @@ LEXICAL_ANCHOR = 0.3
 @dataclass(frozen=True)
 class _Read:
     """What `features` reads of a text, worked out once per text (`_read`): its stems, its
-    heading's (None without one), each unit's with its lead, and all the units' together."""
+    heading's (None without one), each unit's with its lead (tuples: a few words each, and a
+    third of a set's memory), and all the units' together."""
 
     held: frozenset[str]
     heading: frozenset[str] | None
-    units: tuple[frozenset[str], ...]
+    units: tuple[tuple[str, ...], ...]
     in_units: frozenset[str]
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=2048)
 def _read(content: str) -> _Read:
     from nous.text.markdown import units
 
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
-    found = tuple(stems(f"{u.lead} {u.text}") for u in units(content))
+    found = [stems(f"{u.lead} {u.text}") for u in units(content)]
+    held = stems(content)
+    in_units = frozenset().union(*found)
     return _Read(
-        stems(content), stems(heading) if heading else None, found, frozenset().union(*found)
-    )
+        held, stems(heading) if heading else None, tuple(map(tuple, found)),
+        held if in_units == held else in_units,  # most often the same words: one set
+    )  # fmt: skip
 
 
 def features(
