@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable
 from functools import cached_property
 from importlib import resources
@@ -37,7 +38,7 @@ from nous.memory.model import Memory as Memory
 from nous.memory.model import now
 from nous.memory.store import MemoryStore, WriteResult, default_path
 from nous.settings import Settings
-from nous.text import tokens
+from nous.text import markdown, tokens
 from nous.text.secrets import library
 from nous.workspace import detect, identity
 
@@ -106,6 +107,22 @@ class Engine:
     @property
     def project_key(self) -> str:
         return self.project.key
+
+    def warm(self) -> None:
+        """Open the store and load what a first request would load on its way (the daemon's
+        start-up): the model loads on a thread of its own (ONNX Runtime releases the GIL while
+        it builds its session) while the token encoding and the Markdown parser load here
+        (both hold it); then one embedding."""
+        if "store" not in self.__dict__ and self._embedder is None:
+            model = threading.Thread(
+                target=_quietly, args=(embedders.default_embedder, self.settings.embedding_model),
+                name="nous-model", daemon=True,
+            )  # fmt: skip
+            model.start()
+            _quietly(tokens.counter, self.settings.encoding)
+            _quietly(markdown.parse, "")
+            model.join()
+        self.store.embed("warm up")
 
     def close(self) -> None:
         """Close the store if it was opened."""
@@ -348,3 +365,11 @@ def uri_to_path(uri: str) -> Path:
     the MCP server."""
     found = file_path(uri) if "://" in uri else None
     return Path(uri) if found is None else found
+
+
+def _quietly(load: Callable[..., object], *args: object) -> None:
+    """A warm-up load: a failure is the store's to report when it loads the same thing."""
+    try:
+        load(*args)
+    except Exception:
+        log.debug("warm-up load failed", exc_info=True)

@@ -34,7 +34,7 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
     last_block = -1
     last_lead = None
     for unit in chosen:
-        index = all_units.index(unit)
+        index = unit.position  # its index in `all_units` (`units`)
         gap = index != last_index + 1
         piece = unit.text.rstrip(" ;") if unit.kind == "item" else unit.text  # no "a;; b"
         owner = next((u.text for u in reversed(all_units[:index]) if u.kind == "heading"), "")
@@ -62,6 +62,10 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
         last_index, last_block = index, unit.block
     body = "".join(parts)
     return f"{heading} — {body}" if heading else body
+
+
+def _position(unit: Unit) -> int:
+    return unit.position
 
 
 Render = Callable[[str, list[Unit], tuple[Unit, ...]], str]
@@ -151,6 +155,8 @@ def _choose(
                 first.add(u)
             opened = False
     body = [u for u in body if u.kind != "heading" and u.text not in said]
+    # a unit's position is its index in `all_units` (`units`): order and membership by it
+    in_body = {u.position for u in body}
     scored = [(query.overlap(f"{u.lead} {u.text}" if u.kind != "sentence" else u.text)
                + (HEADING_SHARE + FIRST_SHARE * (u in first)) * query.overlap(under.get(u, "")), u)
               for u in body]  # fmt: skip
@@ -169,7 +175,7 @@ def _choose(
             c.text == unit.text and c.kind == unit.kind for c in chosen
         ):
             continue  # one sentence in two merged sections is said once
-        trial = sorted([*chosen, unit], key=all_units.index)
+        trial = sorted([*chosen, unit], key=_position)
         candidate = render(heading, trial, all_units)
         if counter.count(candidate) <= limit:
             chosen, text = trial, candidate
@@ -193,13 +199,14 @@ def _choose(
         return [unit], f"{heading} — {body_text}" if heading else body_text
     # What a chosen unit introduces ("… run:" then the command) comes with it when it fits.
     for unit in chosen.copy():
-        index = all_units.index(unit)
+        index = unit.position
         follow = all_units[index + 1] if index + 1 < len(all_units) else None
         introduces = unit.text.rstrip().endswith(":") or (
             follow is not None and follow.lead == unit.text
         )
-        if follow is not None and follow in body and follow not in chosen and introduces:
-            trial = sorted([*chosen, follow], key=all_units.index)
+        if (follow is not None and follow.position in in_body
+                and all(c is not follow for c in chosen) and introduces):  # fmt: skip
+            trial = sorted([*chosen, follow], key=_position)
             candidate = render(heading, trial, all_units)
             if counter.count(candidate) <= limit:
                 chosen, text = trial, candidate
@@ -212,21 +219,21 @@ def _choose(
     def grow_to(near: int) -> None:
         nonlocal chosen, text
         unit = all_units[near] if 0 <= near < len(all_units) else None
-        if unit is None or unit not in body or unit in chosen:
+        if unit is None or near not in in_body or any(c is unit for c in chosen):
             return
-        trial = sorted([*chosen, unit], key=all_units.index)
+        trial = sorted([*chosen, unit], key=_position)
         candidate = render(heading, trial, all_units)
         if counter.count(candidate) <= limit:
             chosen, text = trial, candidate
 
-    indexes = [all_units.index(u) for u in chosen]
+    indexes = [u.position for u in chosen]
     for a, b in itertools.pairwise(indexes):
         if all_units[a].block == all_units[b].block:
             for near in range(a + 1, b):
                 grow_to(near)
     for step in (1, 2, 3, -1):
         for unit in chosen.copy():
-            index = all_units.index(unit)
+            index = unit.position
             if 0 <= index + step < len(all_units) and all_units[index + step].block == unit.block:
                 grow_to(index + step)
     return chosen, text

@@ -53,6 +53,7 @@ def admit(
     kept: list[Scored] = []
     kept_vecs: list[np.ndarray] = []
     vec_owners: list[Scored] = []  # the kept memory of each of kept_vecs (not all have one)
+    stacked: np.ndarray | None = None  # kept_vecs as one matrix
     candidates = _chat_turns_out(query, candidates, work)
     candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (design §10)
     top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
@@ -132,7 +133,9 @@ def admit(
             work.drop(c, "duplicate", "already in the editor's instruction files")
             continue
         if vec is not None and kept_vecs:
-            sims = np.stack(kept_vecs) @ vec
+            if stacked is None:  # stacked again only when one more is kept
+                stacked = np.stack(kept_vecs)
+            sims = stacked @ vec
             best = int(np.argmax(sims))
             if float(sims[best]) > config.scoring.dedup_selected_cosine:
                 work.drop(c, "duplicate", f"of {vec_owners[best].memory.id}")
@@ -145,6 +148,7 @@ def admit(
         if vec is not None:
             kept_vecs.append(vec)
             vec_owners.append(c)
+            stacked = None
     return preserve(kept, profile)
 
 

@@ -59,6 +59,7 @@ def paraphrases(kept: list[Scored], work: Work, containment: float) -> list[Scor
         return [relevance.stems(f"{u.lead} {u.text}") for u in found if u.kind != "heading"]
 
     pieces = {c.memory.id: unit_stems(c.memory) for c in kept}
+    files = {c.memory.id: (c.memory.source or "").split("#")[0] for c in kept}
     out = []
     for c in kept:
         own = pieces[c.memory.id]
@@ -66,19 +67,19 @@ def paraphrases(kept: list[Scored], work: Work, containment: float) -> list[Scor
         holder = None
         harvested = (c.memory.source or "").startswith("file:")
         if 3 <= len(words) <= 30 and len(own) <= 2:
+            dropped = work.dropped_ids  # nothing is dropped while `c` is compared
             for other in kept:
-                if other is c or other.memory.id in work.dropped_ids:
+                if other is c or other.memory.id in dropped:
                     continue
-                same_file = (other.memory.source or "#").split("#")[0] == (
-                    c.memory.source or ""
-                ).split("#")[0]
+                same_file = files[other.memory.id] == files[c.memory.id]
                 templated = "adr" in c.memory.tags and "adr" in other.memory.tags and not same_file
                 if harvested and not templated:
                     continue  # a document's own sections are not paraphrases of each other
-                if any(
+                theirs = pieces[other.memory.id]
+                if len(theirs) > len(own) and any(
                     len(u) >= 4 and len(words & u) >= max(3, containment * min(len(words), len(u)))
-                    for u in pieces[other.memory.id]
-                ) and len(pieces[other.memory.id]) > len(own):
+                    for u in theirs
+                ):
                     holder = other
                     break
         if holder is None:

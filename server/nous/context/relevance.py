@@ -119,9 +119,12 @@ class Query:
 
     def coverage(self, text: str) -> float:
         """Weighted share of the query's words that `text` holds (0..1)."""
+        return self.covered(stems(text))
+
+    def covered(self, held: frozenset[str]) -> float:
+        """Weighted share of the query's words among the stems `held` (0..1)."""
         if not self.weights or self.total <= 0:
             return 0.0
-        held = stems(text)
         return sum(w for t, w in self.weights.items() if t in held) / self.total
 
     def held(self, text: str) -> frozenset[str]:
@@ -204,23 +207,48 @@ LEXICAL_ANCHOR = 0.3
 """Chosen by leave-one-repository-out log loss over 0.3–0.7 and 0.2–0.4 (docs/benchmarks.md)."""
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What `features` reads of a text, worked out once per text (`_read`): its stems, its
+    heading's (None without one), each unit's with its lead (tuples: a few words each, and a
+    third of a set's memory), and all the units' together."""
+
+    held: frozenset[str]
+    heading: frozenset[str] | None
+    units: tuple[tuple[str, ...], ...]
+    in_units: frozenset[str]
+
+
+@functools.lru_cache(maxsize=2048)
+def _read(content: str) -> _Read:
+    from nous.text.markdown import units
+
+    heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
+    found = [stems(f"{u.lead} {u.text}") for u in units(content)]
+    held = stems(content)
+    in_units = frozenset().union(*found)
+    return _Read(
+        held, stems(heading) if heading else None, tuple(map(tuple, found)),
+        held if in_units == held else in_units,  # most often the same words: one set
+    )  # fmt: skip
+
+
 def features(
     query: Query, content: str, cosine: float, lexical: float, best_cosine: float = 0.0,
     asked: bool = False,
 ) -> list[float]:  # fmt: skip
-    from nous.text.markdown import units
-
-    heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
+    read = _read(content)
     total = query.total if query.total > 0 else 1.0
-    best_unit = max((query.overlap(f"{u.lead} {u.text}") for u in units(content)), default=0.0)
+    # a unit's overlap (`Query.overlap`), summed over the query's words in the same order
+    words = [(t, w) for t, w in query.weights.items() if t in read.in_units]
+    best_unit = max((sum(w for t, w in words if t in u) for u in read.units), default=0.0)
     rarest = query.rarest
-    held = stems(content)
     return [
         max(0.0, cosine),
-        query.coverage(content),
-        query.coverage(heading) if heading else 0.0,
+        query.covered(read.held),
+        query.covered(read.heading) if read.heading is not None else 0.0,
         min(1.0, best_unit / total),
-        1.0 if rarest is not None and rarest in held else 0.0,
+        1.0 if rarest is not None and rarest in read.held else 0.0,
         max(0.0, min(1.0, lexical)) * max(0.0, min(1.0, best_cosine / LEXICAL_ANCHOR)),
         max(0.0, 1.0 - max(0.0, max(best_cosine, CLOSENESS_ANCHOR) - cosine)),
         1.0 if asked else 0.0,

@@ -9,7 +9,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ class Folders:
         self.engines: dict[Path, Engine] = {}
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
+        self._warming: Future[None] | None = None
 
     def configure(
         self, options: object, paths: list[Path], flags: dict[str, Any], env: dict[str, str]
@@ -44,6 +45,13 @@ class Folders:
         self.settings = settings
         self.paths = paths
         return problems
+
+    def warm(self) -> Future[None]:
+        """Start warming the model and the first request's paths on the store thread (once;
+        at `initialize`, so it runs while the client answers it and sends its first request)."""
+        if self._warming is None:
+            self._warming = self.worker.submit(self._warm)
+        return self._warming
 
     def engine_for(self, active_file: str | None = None, folder: Path | None = None) -> Engine:
         """The engine of `folder`, else of the folder holding `active_file`, else of the first
@@ -85,7 +93,7 @@ class Folders:
         started = time.perf_counter()
         report: dict[str, Any] = {"folders": [], "errors": []}
         try:
-            self.worker.submit(self._warm).result()
+            self.warm().result()
             for folder in self.paths:
                 engine = Engine(self.settings, folder)
                 # acknowledged once the rows are in: requests find them by text at once, and
@@ -133,7 +141,7 @@ class Folders:
 
     def _warm(self) -> None:
         for folder in self.paths or [Path.cwd()]:
-            self.engine_for(folder=folder).store.embed("warm up")
+            self.engine_for(folder=folder).warm()
 
     def _watch(self, folder: Path) -> None:
         from nous.workspace.watcher import Watcher

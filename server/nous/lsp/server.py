@@ -285,6 +285,7 @@ class Daemon(LanguageServer):
             problems = self.folders.configure(
                 params.initialization_options, paths, self.overrides, self.env
             )
+            self.folders.warm()  # the model loads while the client answers and asks
             if params.process_id is not None and params.process_id > 0:
                 watchdog.start(params.process_id)
             for problem in problems:

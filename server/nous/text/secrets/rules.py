@@ -105,13 +105,11 @@ def scan(text: str) -> list[Span]:
 def _long_words(text: str) -> list[tuple[int, int]]:
     """Spans of the whitespace-separated words of 20+ characters: every token shape and every
     random string lives inside one."""
-    out, pos = [], 0
-    for word in text.split():
-        at = text.find(word, pos)
-        pos = at + len(word)
-        if len(word) >= 20:
-            out.append((at, pos))
-    return out
+    return [m.span() for m in _LONG_WORD.finditer(text)]
+
+
+_LONG_WORD = re.compile(r"\S{20,}")
+r"""`str.split`'s words of 20+ characters (`\s` is the same Unicode whitespace)."""
 
 
 def _blocks(text: str) -> Iterator[Span]:
