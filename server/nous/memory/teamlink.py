@@ -29,6 +29,7 @@ from nous.memory import team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.outbox import Entry, Outbox
+from nous.memory.rows import COLUMNS
 from nous.memory.team import Hit, Row, TeamStore, TeamStoreError
 from nous.text import secrets
 
@@ -67,9 +68,7 @@ class TeamLink:
         self.timeout = timeout
         self._args = (project_key, dimension, model)
         self._path = path
-        from nous.memory.store import _COLUMNS  # the record's columns (the store imports us)
-
-        self._columns = _COLUMNS
+        self._columns = COLUMNS
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self.read_state = "connecting"
