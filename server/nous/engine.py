@@ -94,13 +94,17 @@ class Engine:
         store.projects.claim(self.project.key, self.project.name, self.project.aliases)
         url = self.settings.team_store
         if url is not None and str(path) != ":memory:":
-            from nous.memory.teamlink import TeamLink
+            from nous.memory.teamlink import TeamLink, TeamServer
 
             secret = self.settings.team_store_password
-            store.team = TeamLink(
-                url, self.project.key, self.project.scope, store.path, store.dimension,
-                store.model_name, self.settings.team_timeout_ms / 1000,
+            server = TeamServer(
+                url,
                 secret.get_secret_value() if secret else None,
+                self.settings.team_timeout_ms / 1000,
+            )
+            store.team = TeamLink(
+                server, self.project.key, self.project.scope, store.path, store.dimension,
+                store.model_name,
             )  # fmt: skip
         return store
 
