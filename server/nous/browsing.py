@@ -17,7 +17,7 @@ from nous.memory.browse import REVIEWED_TAG, Listed
 # The listing's vocabularies, for the command line's choices (it imports no memory/).
 from nous.memory.browse import SORTS as SORTS
 from nous.memory.browse import SOURCE_TYPES as SOURCE_TYPES
-from nous.memory.store import Edit
+from nous.memory.edits import Edit
 from nous.protocol import (
     ListedMemory,
     ListParams,
@@ -34,8 +34,7 @@ def list_memories(engine: Engine, params: ListParams) -> ListResult:
     if params.origin == "team":
         return _team_page(engine, params)
     scope = engine.resolve_scope(params.scope) if params.scope else None
-    found = browse.page(
-        engine.store,
+    found = engine.store.browse.page(
         browse.Filters(
             project_scope=engine.project.scope, query=params.query, kinds=params.kinds,
             scope=scope, statuses=params.statuses, source_types=params.source_types,
@@ -96,8 +95,8 @@ def update(engine: Engine, params: UpdateParams) -> UpdateResult:
         result = engine.store.edit(params.id, edit)
     except InvalidTransition as exc:
         raise InvalidMemory(f"status: {exc}") from exc
-    (item,) = browse.page(
-        engine.store, browse.Filters(engine.project.scope, ids=[params.id]), history=True
+    (item,) = engine.store.browse.page(
+        browse.Filters(engine.project.scope, ids=[params.id]), history=True
     ).items
     return UpdateResult(
         memory=listed(item),

@@ -36,7 +36,8 @@ from nous.memory.model import OUTCOMES as OUTCOMES
 from nous.memory.model import Draft as Draft
 from nous.memory.model import Memory as Memory
 from nous.memory.model import now
-from nous.memory.store import MemoryStore, WriteResult, default_path
+from nous.memory.store import MemoryStore, default_path
+from nous.memory.writes import WriteResult
 from nous.settings import Settings
 from nous.text import markdown, tokens
 from nous.text.secrets import library
@@ -91,16 +92,20 @@ class Engine:
         store = MemoryStore(
             path, embedder, tokens.counter(self.settings.encoding), self.defer_vectors
         )
-        store.claim_project(self.project.key, self.project.name, self.project.aliases)
+        store.projects.claim(self.project.key, self.project.name, self.project.aliases)
         url = self.settings.team_store
         if url is not None and str(path) != ":memory:":
-            from nous.memory.teamlink import TeamLink
+            from nous.memory.teamlink import TeamLink, TeamServer
 
             secret = self.settings.team_store_password
-            store.team = TeamLink(
-                url, self.project.key, self.project.scope, store.path, store.dimension,
-                store.model_name, self.settings.team_timeout_ms / 1000,
+            server = TeamServer(
+                url,
                 secret.get_secret_value() if secret else None,
+                self.settings.team_timeout_ms / 1000,
+            )
+            store.team = TeamLink(
+                server, self.project.key, self.project.scope, store.path, store.dimension,
+                store.model_name,
             )  # fmt: skip
         return store
 
@@ -267,7 +272,7 @@ class Engine:
             target = "purged" if purge else lifecycle.on_forget(memory.kind, memory.status)
             op = "delete" if purge else "status"
             change = {"status": target, "at": now()}
-            self.store.queue_team(memory_id, self.project.scope, op, change)
+            self.store.outbox.add(memory_id, self.project.scope, op, change)
             return memory.model_copy(update={"status": target})
         return self.store.forget(memory_id, purge)
 
@@ -300,7 +305,7 @@ class Engine:
             if memory_id == new_id:
                 raise InvalidMemory("a memory cannot supersede itself")
             target = lifecycle.on_supersede(old.kind, old.status)
-            self.store.queue_team(
+            self.store.outbox.add(
                 memory_id, self.project.scope, "status",
                 {"status": target, "at": now(), "superseded_by": new_id},
             )  # fmt: skip
@@ -343,7 +348,7 @@ class Engine:
         """The team store's state (design §13): `off` when none is configured, else `up`,
         `connecting`, `slow` or `down`, with the changes still queued for it."""
         team = self.store.team
-        queued = self.store.team_queued(self.project.scope)
+        queued = self.store.outbox.count(self.project.scope)
         if team is None:
             return {"state": "off", "queued": queued}
         return team.status(queued)

@@ -92,15 +92,7 @@ KNOWN: tuple[Known, ...] = (
 )
 
 # Import loops between modules (function-level and TYPE_CHECKING imports count).
-KNOWN_CYCLES: tuple[tuple[frozenset[str], str], ...] = (
-    (
-        frozenset(
-            f"nous.memory.{name}" for name in ("interface", "store", "team", "teamlink", "usage")
-        ),
-        "the store, its usage mixin, the team link and the `Store` protocol name each other "
-        "(types under TYPE_CHECKING, the link built lazily); issue 29 item 2 splits memory/",
-    ),
-)
+KNOWN_CYCLES: tuple[tuple[frozenset[str], str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from nous.memory.database import JOURNAL_LIMIT
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
-from nous.memory.store import JOURNAL_LIMIT, MemoryStore
+from nous.memory.store import MemoryStore
 from nous.text import tokens
 from tests.reliability.conftest import half_written, integrity, journal, report, size, spawn
 

@@ -29,10 +29,10 @@ def main() -> None:
     deadline = time.monotonic() + drain_for
     team = engine.store.team
     assert team is not None
-    while engine.store.team_queued(engine.project.scope) and time.monotonic() < deadline:
+    while engine.store.outbox.count(engine.project.scope) and time.monotonic() < deadline:
         team.flush(2.0)
         time.sleep(0.1)
-    print(f"queued {engine.store.team_queued(engine.project.scope)}", flush=True)
+    print(f"queued {engine.store.outbox.count(engine.project.scope)}", flush=True)
     team.close(flush_timeout=0)
     engine.close()
 

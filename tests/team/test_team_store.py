@@ -65,7 +65,7 @@ def engines(tmp_path: Path, team_url: str, real_embedder: Any) -> Iterator[list[
 def pushed(engine: Engine) -> None:
     team = engine.store.team
     assert team is not None
-    assert team.flush(30.0), team.status(engine.store.team_queued(engine.project.scope))
+    assert team.flush(30.0), team.status(engine.store.outbox.count(engine.project.scope))
 
 
 # -- sharing between users -------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The memory browser's store side: `browse.page` and `MemoryStore.edit` on a real SQLite file."""
+"""The memory browser's store side: `store.browse.page` and `MemoryStore.edit` on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import pytest
 
 from nous.errors import InvalidMemory, InvalidTransition
 from nous.memory import browse
+from nous.memory.edits import Edit
 from nous.memory.model import Draft
-from nous.memory.store import Edit, MemoryStore
+from nous.memory.store import MemoryStore
 
 SCOPE = "project:shop-0123456789ab"
 OTHER = "project:bank-0123456789ab"
@@ -56,7 +57,7 @@ def test_page_keeps_only_this_project_and_the_shared_scopes(store: MemoryStore) 
     mine = add(store, "fact", "Mine: the shop uses Postgres.")
     shared = add(store, "preference", "Short answers please.", scope="universal")
     add(store, "fact", "Theirs: the bank uses Oracle.", scope=OTHER)
-    found = browse.page(store, browse.Filters(SCOPE))
+    found = store.browse.page(browse.Filters(SCOPE))
     assert {i.memory.id for i in found.items} == {mine, shared} and found.total == 2
 
 
@@ -81,7 +82,7 @@ def test_source_filters_agree_with_source_type(store: MemoryStore) -> None:
     for n, source in enumerate(sources):
         add(store, "fact", f"memory number {n} from {source}", source=source)
     for kind in browse.SOURCE_TYPES:
-        found = browse.page(store, browse.Filters(SCOPE, source_types=[kind]))
+        found = store.browse.page(browse.Filters(SCOPE, source_types=[kind]))
         assert {i.memory.source for i in found.items} == {
             s for s in sources if browse.source_type(s) == kind
         }
@@ -92,8 +93,8 @@ def test_captures_are_told_apart_from_project_knowledge(store: MemoryStore) -> N
     note = add(store, "note", "next: add the export tests.", source="chat:s1#0")
     remembered = add(store, "decision", "Exports run nightly.", source="chat")
     harvested = add(store, "convention", "Money is integer cents.", source="file:AGENTS.md#money")
-    captured = browse.page(store, browse.Filters(SCOPE, captured=True))
-    knowledge = browse.page(store, browse.Filters(SCOPE, captured=False))
+    captured = store.browse.page(browse.Filters(SCOPE, captured=True))
+    knowledge = store.browse.page(browse.Filters(SCOPE, captured=False))
     assert {i.memory.id for i in captured.items} == {turn, note}
     assert {i.memory.id for i in knowledge.items} == {remembered, harvested}
     assert [browse.captured(store.get(i)) for i in (turn, note, remembered, harvested)] == [

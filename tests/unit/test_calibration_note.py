@@ -107,12 +107,14 @@ def test_harvested_adrs_do_not_count(tmp_path: Path, real_embedder: OnnxEmbedder
     e = engine(tmp_path, real_embedder, adr=True)
     e.harvest(git_limit=0)
     scope = e.view().project_scope
-    found = e.store.live_from_source("file:docs/adr/", scope)
+    found = e.store.sources.live_from_source("file:docs/adr/", scope)
     adr = next(e.store.get(i) for i, kind, _ in found if kind == "decision")
     assert "adr" in adr.tags and adr.confidence == 1.0  # the harvest states no confidence
     browsing.update(e, UpdateParams(id=adr.id, outcome="failure"))
     review(e, DECISIONS[:4])
-    assert e.store.reviewed_decisions(scope) == [(c, o) for _, c, o in reversed(DECISIONS[:4])]
+    assert e.store.metrics.reviewed_decisions(scope) == [
+        (c, o) for _, c, o in reversed(DECISIONS[:4])
+    ]
     assert "Brier" not in frame_text(e)  # four of the user's own and one ADR: no note
     review(e, DECISIONS[4:5])
     text = frame_text(e)

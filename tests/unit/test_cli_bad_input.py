@@ -16,7 +16,7 @@ import pytest
 
 import nous
 from nous import cli
-from nous.memory import store as stores
+from nous.memory import writes
 from nous.memory.model import KINDS
 
 NOUS = [sys.executable, "-m", "nous"]
@@ -171,7 +171,7 @@ def colliding_ids(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """New memories get ids that share their first five characters (uuid4 made so), as two of
     thousands of real ids do."""
     made = iter([f"abcde{n:027x}" for n in range(1, 100)])
-    monkeypatch.setattr(stores.uuid, "uuid4", lambda: uuid.UUID(next(made)))
+    monkeypatch.setattr(writes.uuid, "uuid4", lambda: uuid.UUID(next(made)))
     yield
 
 

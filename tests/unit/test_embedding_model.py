@@ -51,7 +51,7 @@ def test_vectors_of_another_model_are_re_embedded_in_the_background(
     path = tmp_path / "m.db"
     ids = _write(path, real_embedder)
     other = OtherModel()
-    with caplog.at_level(logging.WARNING, logger="nous.memory.store"):
+    with caplog.at_level(logging.WARNING, logger="nous.memory.embeddings"):
         store = MemoryStore(path, other, tokens.counter(), defer_vectors=True)
     try:
         assert "3 memories have vectors of another model (3 by all-MiniLM-L6-v2)" in caplog.text

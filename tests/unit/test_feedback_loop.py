@@ -114,7 +114,7 @@ def test_an_item_injected_often_and_never_used_sinks(
     after = items(chat.context(e, ContextParams(input=question, session_id="fresh-1")))
     assert after[unused] < after[used]
     assert after[unused] < 0.7 * before[unused]  # the usage boost fell to its floor (0.5)
-    stats = e.store.usage_stats([used, unused])
+    stats = e.store.usage.stats([used, unused])
     assert (stats[used].retrieved, stats[used].referenced) == (4, 4)
     assert (stats[unused].retrieved, stats[unused].referenced) == (4, 0)
     assert stats[unused].boost == 0.5 and stats[used].boost == 1.5

@@ -135,7 +135,7 @@ def test_usage_boost_reranks(real_store: MemoryStore) -> None:
     scores = {i.id: i.score for s in before.sections for i in s.items}
     low, high = (a, b) if scores[a.id] < scores[b.id] else (b, a)
 
-    real_store.record_usage("s", [(low.id, True, 0.5), (high.id, False, 0.0)] * 3)
+    real_store.usage.record("s", [(low.id, True, 0.5), (high.id, False, 0.0)] * 3)
     after = run(real_store, "API gateway", frame="question")
     ranked = [i.id for s in after.sections for i in sorted(s.items, key=lambda i: -i.score)]
     assert ranked.index(low.id) < ranked.index(high.id)
@@ -329,7 +329,7 @@ def test_fingerprint_is_logged(tmp_path: Path, real_embedder: OnnxEmbedder) -> N
     e.import_file()
     result = chat.context(e, ContextParams(input="fix src/a.py src/b.py src/c.py", session_id="fp"))
     assert result.fingerprint["complexity"] == "moderate"
-    [row] = e.store.fingerprints()
+    [row] = e.store.usage.fingerprints()
     assert (row["frame"], row["complexity"], row["budget"]) == (
         result.frame,
         "moderate",

@@ -75,7 +75,7 @@ def test_startup_and_recall_embed_once(engine: tuple[Engine, Counting]) -> None:
 def test_the_session_remembers_the_topic_of_the_input(engine: tuple[Engine, Counting]) -> None:
     e, _ = engine
     chat.context(e, ContextParams(input="how do we store money?", session_id="chat-3"))
-    session = e.store.load_session("chat-3", e.project_key, e.settings.session_cap)
+    session = e.store.usage.load_session("chat-3", e.project_key, e.settings.session_cap)
     assert session.state["frame"] == "question" and len(session.state["vector"]) == 384
 
 
@@ -84,7 +84,7 @@ def test_the_candidates_come_back_with_their_vectors_and_usage_in_one_read(
 ) -> None:
     e, _ = engine
     ids = [i for i, _ in e.store.vector_search(e.store.embed("money"), 10)]
-    e.store.record_usage("chat-4", [(ids[0], True, 0.5)], e.project_key)
+    e.store.usage.record("chat-4", [(ids[0], True, 0.5)], e.project_key)
     read = e.store.candidates([*ids, "no-such-memory"], 7.0)
     assert set(read.records) == set(ids) and set(read.vectors) == set(ids)
     assert read.records[ids[0]].id == ids[0] and read.vectors[ids[0]].shape == (384,)
@@ -100,7 +100,7 @@ def test_a_turn_reads_each_candidates_vector_once(
     e, _ = engine
     store = e.store
     inside, read, again, usage = [False], [], [], []
-    candidates, vectors, usage_stats = store.candidates, store.vectors, store.usage_stats
+    candidates, vectors, usage_stats = store.candidates, store.vectors, store.usage.stats
 
     def counted_candidates(*args: object, **kwargs: object) -> object:
         inside[0] = True
@@ -123,7 +123,7 @@ def test_a_turn_reads_each_candidates_vector_once(
 
     monkeypatch.setattr(store, "candidates", counted_candidates)
     monkeypatch.setattr(store, "vectors", counted_vectors)
-    monkeypatch.setattr(store, "usage_stats", counted_usage)
+    monkeypatch.setattr(store.usage, "stats", counted_usage)
     result = chat.context(e, ContextParams(input="how do we store money?", session_id="chat-5"))
     assert [i.id for s in result.sections for i in s.items]
     assert len(read) == 1 and len(read[0]) == 3

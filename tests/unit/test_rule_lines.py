@@ -111,7 +111,7 @@ def test_rules_are_rule_lines_wherever_they_render(engine: Engine, mode: str, te
 def test_extract_and_summary_of_a_rule_block_are_rule_lines(engine: Engine) -> None:
     """Too long for its share, a rule block gives the rules that answer (extract) or its first
     rules (summary), still one line each, never a run-on line."""
-    rows = engine.store.live_from_source("file:AGENTS.md#agent-rules", engine.project.scope)
+    rows = engine.store.sources.live_from_source("file:AGENTS.md#agent-rules", engine.project.scope)
     [memory] = engine.store.get_many([i for i, _, _ in rows]).values()
     query = relevance.query("can I add a runtime dependency?", {}, 0)
     counter = engine.store.counter
@@ -133,7 +133,7 @@ def test_extract_and_summary_of_a_rule_block_are_rule_lines(engine: Engine) -> N
 def test_the_micro_of_a_rule_block_is_the_rule_nearest_the_input(engine: Engine) -> None:
     """A censor squeezed to a micro (a small censors cap) says the one rule the input is
     nearest, on one line, not the first rules run together with `;`."""
-    rows = engine.store.live_from_source("file:AGENTS.md#agent-rules", engine.project.scope)
+    rows = engine.store.sources.live_from_source("file:AGENTS.md#agent-rules", engine.project.scope)
     [memory] = engine.store.get_many([i for i, _, _ in rows]).values()
     query = relevance.query("can I edit the generated migrations?", {}, 0)
     options = dict(

@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nous.context import relevance
-from nous.memory import fts
-from nous.memory import store as store_module
+from nous.memory import fts, reads
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
@@ -30,10 +29,10 @@ def test_a_large_store_finds_by_the_rare_word_without_the_common_one(
     for n in range(20):
         store.remember(Draft(kind="fact", content=f"the deploy pipeline step {n} runs nightly"))
     target = store.remember(Draft(kind="fact", content="the deploy uses a canary in Frankfurt"))
-    monkeypatch.setattr(store_module, "PRUNE_FROM", 0)
+    monkeypatch.setattr(reads, "PRUNE_FROM", 0)
     found = store.text_search("deploy canary", 50)
     assert [i for i, _ in found] == [target.memory.id]  # "deploy" is in every memory
-    monkeypatch.setattr(store_module, "PRUNE_FROM", 10**9)
+    monkeypatch.setattr(reads, "PRUNE_FROM", 10**9)
     assert len(store.text_search("deploy canary", 50)) == 21
 
 

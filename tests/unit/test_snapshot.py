@@ -82,7 +82,7 @@ def test_what_changed_after_the_snapshot_is_pulled_and_a_purge_drops_the_file(
     # another writer adds rows without rewriting the snapshot (too few to be stale)
     other = _open(db)
     added = _write(other, _texts(100, 3))
-    other._index._unsaved = 0  # this writer leaves the file as it is
+    other._vectors.index._unsaved = 0  # this writer leaves the file as it is
     other.close()
     assert saved.read_bytes() == before
     reopened = _open(db)
@@ -101,11 +101,11 @@ def test_a_snapshot_never_keeps_the_vector_of_a_row_deleted_by_another_process(
     db = tmp_path / "m.db"
     first = _open(db)
     ids = _write(first, _texts(0, 30))
-    first._index._unsaved = 0  # as if its snapshot were current
+    first._vectors.index._unsaved = 0  # as if its snapshot were current
     second = _open(db)
     second.forget(ids[5], purge=True)
     second.close()
-    first._index._unsaved = snapshot.STALE_ROWS  # it will write one on close
+    first._vectors.index._unsaved = snapshot.STALE_ROWS  # it will write one on close
     first.close()  # syncs first: the purge reaches its index before it writes
     saved = snapshot.load(snapshot.path_for(db), _key(db), "hash-bow", 384, 10**9)
     assert saved is not None
@@ -162,7 +162,7 @@ def test_a_restored_store_hands_rows_still_without_a_vector_to_its_backlog(
     snapshot.path_for(db).unlink()
     seen = _open(db)  # reads every row: four without a vector
     assert seen.vector_count() == 20
-    seen._index._unsaved = snapshot.STALE_ROWS
+    seen._vectors.index._unsaved = snapshot.STALE_ROWS
     seen.close()  # its snapshot names the four
     restored = _open(db, defer_vectors=True)
     assert restored.wait_embedded(timeout=30)

@@ -19,12 +19,12 @@ def test_sections_of_a_file_are_found_by_exact_prefix(real_store: MemoryStore) -
     )
 
     def sources(prefix: str) -> set[str]:
-        ids = [i for i, _kind, _status in real_store.live_from_source(prefix, "project:p")]
+        ids = [i for i, _kind, _status in real_store.sources.live_from_source(prefix, "project:p")]
         return {m.source for m in real_store.get_many(ids).values()}
 
     assert sources("file:a_b.md#") == {"file:a_b.md#x", "file:a_b.md#z"}
     assert sources("file:50%.md#") == {"file:50%.md#w"}
-    forgotten = real_store.id_of_source("file:a_b.md#z", "project:p")
+    forgotten = real_store.sources.id_of_source("file:a_b.md#z", "project:p")
     assert forgotten is not None
     real_store.transition(forgotten, "inactive", "test")
     assert sources("file:a_b.md#") == {"file:a_b.md#x"}

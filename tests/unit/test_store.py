@@ -121,7 +121,7 @@ def test_unchanged_text_is_not_re_embedded(tmp_path: Path) -> None:
 def test_fts_follows_insert_update_and_delete(store: MemoryStore) -> None:
     m = store.remember(fact("Redis adds a separate service")).memory
     assert fts_ids(store, "redis") == {m.id}
-    with store.write():
+    with store._db.write():
         store._conn.execute(
             "UPDATE memories SET content = 'Memcached instead' WHERE id = ?", (m.id,)
         )
@@ -286,7 +286,7 @@ def test_chat_rows_kept_before_are_hashed_within_their_session(tmp_path: Path) -
     said = store.remember(
         turns.draft("a", 0, "Ada: the cache is warmed at boot.", scope="universal")
     )
-    with store.write() as conn:  # as the file was before migration 6
+    with store._db.write() as conn:  # as the file was before migration 6
         conn.execute(
             "UPDATE memories SET content_hash = ? WHERE id = ?",
             (renderings.content_hash(said.memory.content), said.memory.id),

@@ -15,7 +15,7 @@ from nous.memory.store import MemoryStore
 
 def add_usage(store: MemoryStore, memory_id: str, referenced: bool, days_ago: float) -> None:
     at = (datetime.now(UTC) - timedelta(days=days_ago)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-    with store.write():
+    with store._db.write():
         store._conn.execute(
             "INSERT INTO usage (memory_id, session_id, at, referenced, overlap) VALUES (?,?,?,?,0)",
             (memory_id, "s", at, int(referenced)),
@@ -28,35 +28,35 @@ def memory_id(store: MemoryStore) -> str:
 
 
 def test_record_and_score(store: MemoryStore, memory_id: str) -> None:
-    store.record_usage("s1", [(memory_id, True, 0.3)])
-    got = store.usage_stats([memory_id])[memory_id]
+    store.usage.record("s1", [(memory_id, True, 0.3)])
+    got = store.usage.stats([memory_id])[memory_id]
     assert got.retrieved == 1 and got.referenced == 1 and got.score == pytest.approx(1.0, abs=1e-3)
 
 
 def test_decay_over_time(store: MemoryStore, memory_id: str) -> None:
     add_usage(store, memory_id, True, days_ago=7)
-    assert store.usage_stats([memory_id])[memory_id].score == pytest.approx(0.5, abs=0.01)
+    assert store.usage.stats([memory_id])[memory_id].score == pytest.approx(0.5, abs=0.01)
 
 
 def test_boost_factor_referenced(store: MemoryStore, memory_id: str) -> None:
     for referenced in (True, True, False):
         add_usage(store, memory_id, referenced, 0)
-    assert store.usage_stats([memory_id])[memory_id].boost == pytest.approx(0.5 + 2 / 3, abs=1e-3)
+    assert store.usage.stats([memory_id])[memory_id].boost == pytest.approx(0.5 + 2 / 3, abs=1e-3)
 
 
 def test_boost_factor_ignored(store: MemoryStore, memory_id: str) -> None:
     add_usage(store, memory_id, False, 0)
     add_usage(store, memory_id, False, 1)
-    assert store.usage_stats([memory_id])[memory_id].boost == 0.5
+    assert store.usage.stats([memory_id])[memory_id].boost == 0.5
 
 
 def test_one_retrieval_is_not_enough_for_a_boost(store: MemoryStore, memory_id: str) -> None:
     add_usage(store, memory_id, True, 0)
-    assert store.usage_stats([memory_id])[memory_id].boost == 1.0
+    assert store.usage.stats([memory_id])[memory_id].boost == 1.0
 
 
 def test_unknown_memory_neutral(store: MemoryStore) -> None:
-    assert store.usage_stats(["nope"]) == {}
+    assert store.usage.stats(["nope"]) == {}
     assert usage.NEUTRAL.boost == 1.0
 
 

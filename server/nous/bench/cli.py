@@ -183,7 +183,7 @@ def _own_scope(db: Path, ws: Path, embedder: Any, counter: Any) -> None:
 
     store = MemoryStore(db, embedder, counter)
     try:
-        store.claim_project(identity.resolve(ws).key, PROJECT, (PROJECT,))
+        store.projects.claim(identity.resolve(ws).key, PROJECT, (PROJECT,))
     finally:
         store.close()
 

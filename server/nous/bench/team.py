@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 started = time.perf_counter()
                 writer.remember_many(shared)
                 acked = time.perf_counter() - started
-                while writer.store.team_queued(project.scope):
+                while writer.store.outbox.count(project.scope):
                     link.flush(30.0)
                 pushed = time.perf_counter() - started
                 writer.close()

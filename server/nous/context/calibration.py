@@ -79,7 +79,7 @@ def render(measured: Calibration, slight: float = 0.05, strong: float = 0.15) ->
 def note(store: Store, config: Config, scope: str) -> str | None:
     """The calibration note of the project `scope`, or None with too few reviewed decisions."""
     settings = config.calibration
-    decisions = store.reviewed_decisions(scope, settings.recent)
+    decisions = store.metrics.reviewed_decisions(scope, settings.recent)
     if len(decisions) < settings.min_reviewed:
         return None
     measured = measure(decisions, settings.partial)

@@ -224,7 +224,7 @@ def expand(folder: Folder, memory_id: str, session_id: str | None) -> tuple[Memo
             update={"content": store.counter.truncate(memory.content, granted)}
         )
     session.injected.append({"id": memory.id, "text": memory.summary, "judged": False})
-    store.save_session(session, min(cost, granted))
+    store.usage.save_session(session, min(cost, granted))
     return memory, sessions.use_of(session, cut=limit is not None)
 
 

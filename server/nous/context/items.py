@@ -137,7 +137,7 @@ def complete_short_documents(
         document = document_of(lead.memory)
         if document is None or lead.memory.status == "superseded":
             continue
-        rows = store.live_from_source(f"{document}#", lead.memory.scope)
+        rows = store.sources.live_from_source(f"{document}#", lead.memory.scope)
         if len(rows) > SHORT_DOCUMENT_SECTIONS:
             continue
         group = [lead.memory, *(m.memory for m in merged.get(lead.memory.id, []))]

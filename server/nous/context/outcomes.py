@@ -11,7 +11,7 @@ what is never used shows up.
   session's source, `@nous /remember`, or captured from its turns) count for every answer of
   that session, once per group.
 
-Reads what the store already holds (`MetricRows`); needs no server."""
+Reads what the store already holds (`store.metrics`); needs no server."""
 
 from __future__ import annotations
 

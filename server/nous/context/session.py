@@ -12,8 +12,8 @@ import numpy as np
 
 from nous.context import echo, judge
 from nous.context.config import Config
-from nous.memory import usage
 from nous.memory.embedder import Vector
+from nous.memory.feedback import apply_feedback
 from nous.memory.interface import Store
 from nous.memory.usage import Session
 from nous.protocol import ContextResult, FeedbackResult, Limit, SessionUse
@@ -30,7 +30,7 @@ def use_of(session: Session, cut: bool = False) -> SessionUse:
 
 def open_session(store: Store, session_id: str | None, project: str, cap: int) -> Session:
     """The session row of `session_id` in `project`, or a fresh ad-hoc one (no id given)."""
-    return store.load_session(session_id or f"adhoc-{uuid.uuid4().hex}", project, cap)
+    return store.usage.load_session(session_id or f"adhoc-{uuid.uuid4().hex}", project, cap)
 
 
 def recall_grant(
@@ -134,12 +134,12 @@ def record(
     session.state = state
     if result.mode == "recall":
         session.recalls += 1
-    store.save_session(session, result.tokens if counted else 0)
+    store.usage.save_session(session, result.tokens if counted else 0)
     logged = {**result.fingerprint, "refresh": result.refresh,
               "conversationTokens": cost.conversation_tokens if cost else None,
               "elapsedMs": cost.elapsed_ms if cost else None,
               "items": [i.id for i in items]}  # fmt: skip
-    store.log_fingerprint(session.id, logged, session.project)
+    store.usage.log_fingerprint(session.id, logged, session.project)
 
 
 def feedback(store: Store, config: Config, session: Session, response: str) -> FeedbackResult:
@@ -168,13 +168,13 @@ def feedback(store: Store, config: Config, session: Session, response: str) -> F
     verdicts = dict(zip(ids, found, strict=True))
     echoes = [m for m in ids if m in live and echo.own_reply(live[m])]
     counted = [m for m in ids if m in live and m not in echoes]
-    store.record_usage(
+    store.usage.record(
         session.id, [(m, verdicts[m].referenced, verdicts[m].score) for m in counted],
         session.project,
     )  # fmt: skip
     for memory_id in counted:
-        usage.apply_feedback(store, memory_id, verdicts[memory_id].referenced)
-    store.save_session(session, 0)
+        apply_feedback(store, memory_id, verdicts[memory_id].referenced)
+    store.usage.save_session(session, 0)
     return FeedbackResult(
         session_id=session.id,
         referenced=[m for m in ids if verdicts[m].referenced and m not in echoes],

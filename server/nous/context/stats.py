@@ -42,8 +42,8 @@ def compute(
 ) -> StatsResult:
     """The five metrics of `project` (a project key), or of its chat session `session_id`;
     with `by`, also per profile or frame."""
-    judged, referenced = store.usage_counts(project, session_id)
-    answers = store.answers(project, session_id)
+    judged, referenced = store.metrics.usage_counts(project, session_id)
+    answers = store.metrics.answers(project, session_id)
     result = StatsResult(
         project=project,
         session_id=session_id,
@@ -62,9 +62,9 @@ def compute(
         ],
     )
     if by is not None:
-        decisions = store.session_decisions(f"project:{project}")  # the project's scope
+        decisions = store.metrics.session_decisions(f"project:{project}")  # the project's scope
         learned, unattributed = outcomes.learn(
-            answers, store.judged(project, session_id), decisions
+            answers, store.metrics.judged(project, session_id), decisions
         )
         result.by, result.groups = by, outcomes.groups(learned, by)
         result.unattributed = unattributed

@@ -1,6 +1,7 @@
 """Browsing memory (design §11): the paged, filtered, sorted listing behind `nous/list`, with each
 memory's use (how often injected, last injected and referenced) and, for a record view, its usage
-history and lifecycle transitions. Read-only; edits go through `MemoryStore.edit`.
+history and lifecycle transitions (`Browser`, a store's `browse`). Read-only; edits go through
+`MemoryStore.edit`.
 
 Source types come from the `source` field: `file:<path>#<anchor>` is a harvested file,
 `git:<sha>` a commit, `chat`, `chat:<session>` or `chat-tool` (an agent's
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nous.memory import lifecycle, turns
+from nous.memory.database import Database
 from nous.memory.model import Memory
-from nous.memory.store import _COLUMNS, MemoryStore, _memory
+from nous.memory.rows import NAMES, decode
 from nous.text.words import split
 
 REVIEWED_TAG = "reviewed"
@@ -158,86 +160,90 @@ def _where(filters: Filters) -> tuple[str, list[Any], str | None]:
     return " AND ".join(clauses), args, match
 
 
-def page(
-    store: MemoryStore,
-    filters: Filters,
-    sort: str = "recent",
-    offset: int = 0,
-    limit: int = 50,
-    history: bool = False,
-) -> Page:
-    """One page of the memories `filters` keeps, sorted by `recent` (last updated first), `use`
-    (most often injected first) or `score` (best text match first when there is a query, else
-    pinned, then importance, confidence and references)."""
-    if sort not in SORTS:
-        raise ValueError(f"unknown sort {sort!r}")
-    where, args, match = _where(filters)
-    total = int(
-        store._conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", args).fetchone()[0]
-    )
-    columns = ", ".join(f"m.{c.strip()}" for c in _COLUMNS.split(","))
-    joins = f"LEFT JOIN ({_USAGE}) u ON u.memory_id = m.id"
-    join_args: list[Any] = []
-    order = {
-        "recent": "m.updated_at DESC, m.seq DESC",
-        "use": "coalesce(u.injected, 0) DESC, u.last_at DESC, m.updated_at DESC, m.seq DESC",
-        "score": "m.pinned DESC, m.importance DESC, m.confidence DESC, "
-        "coalesce(u.referenced, 0) DESC, m.updated_at DESC, m.seq DESC",
-    }[sort]
-    if sort == "score" and match:
-        joins += (
-            " LEFT JOIN (SELECT rowid, bm25(memories_fts) AS rank FROM memories_fts "
-            "WHERE memories_fts MATCH ?) f ON f.rowid = m.seq"
-        )
-        join_args.append(match)
-        order = "f.rank IS NULL, f.rank, " + order
-    rows = store._conn.execute(
-        f"SELECT {columns}, coalesce(u.injected, 0), coalesce(u.referenced, 0), u.last_at, "
-        f"u.last_referenced_at FROM memories m {joins} WHERE {where} ORDER BY {order} "
-        "LIMIT ? OFFSET ?",
-        (*join_args, *args, limit, offset),
-    ).fetchall()
-    width = len(_COLUMNS.split(","))
-    items = [
-        Listed(
-            _memory(row[:width]),
-            int(row[width]),
-            int(row[width + 1]),
-            row[width + 2],
-            row[width + 3],
-        )
-        for row in rows
-    ]
-    if history:
-        for item in items:
-            item.usage, item.transitions = _history(store, item.memory.id)
-    review_where, review_args, _ = _where(Filters(filters.project_scope, review=True))
-    review = int(
-        store._conn.execute(
-            f"SELECT count(*) FROM memories m WHERE {review_where}", review_args
-        ).fetchone()[0]
-    )
-    following = offset + len(items)
-    return Page(items, total, review, offset, following if following < total else None)
+class Browser:
+    """The browser's reads of one database (a store's `browse`)."""
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
-def _history(
-    store: MemoryStore, memory_id: str
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    usage = [
-        {"session_id": s, "at": at, "referenced": bool(ref), "overlap": float(overlap)}
-        for s, at, ref, overlap in store._conn.execute(
-            "SELECT session_id, at, referenced, overlap FROM usage WHERE memory_id = ? "
-            "ORDER BY at DESC, id DESC LIMIT ?",
-            (memory_id, HISTORY_LIMIT),
+    def page(
+        self,
+        filters: Filters,
+        sort: str = "recent",
+        offset: int = 0,
+        limit: int = 50,
+        history: bool = False,
+    ) -> Page:
+        """One page of the memories `filters` keeps, sorted by `recent` (last updated first),
+        `use` (most often injected first) or `score` (best text match first when there is a
+        query, else pinned, then importance, confidence and references)."""
+        if sort not in SORTS:
+            raise ValueError(f"unknown sort {sort!r}")
+        conn = self._db.conn
+        where, args, match = _where(filters)
+        total = int(
+            conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", args).fetchone()[0]
         )
-    ]
-    transitions = [
-        {"from_status": old, "to_status": new, "at": at, "reason": reason}
-        for old, new, at, reason in store._conn.execute(
-            "SELECT from_status, to_status, at, reason FROM transitions WHERE memory_id = ? "
-            "ORDER BY id DESC LIMIT ?",
-            (memory_id, HISTORY_LIMIT),
+        columns = ", ".join(f"m.{c}" for c in NAMES)
+        joins = f"LEFT JOIN ({_USAGE}) u ON u.memory_id = m.id"
+        join_args: list[Any] = []
+        order = {
+            "recent": "m.updated_at DESC, m.seq DESC",
+            "use": "coalesce(u.injected, 0) DESC, u.last_at DESC, m.updated_at DESC, m.seq DESC",
+            "score": "m.pinned DESC, m.importance DESC, m.confidence DESC, "
+            "coalesce(u.referenced, 0) DESC, m.updated_at DESC, m.seq DESC",
+        }[sort]
+        if sort == "score" and match:
+            joins += (
+                " LEFT JOIN (SELECT rowid, bm25(memories_fts) AS rank FROM memories_fts "
+                "WHERE memories_fts MATCH ?) f ON f.rowid = m.seq"
+            )
+            join_args.append(match)
+            order = "f.rank IS NULL, f.rank, " + order
+        rows = conn.execute(
+            f"SELECT {columns}, coalesce(u.injected, 0), coalesce(u.referenced, 0), u.last_at, "
+            f"u.last_referenced_at FROM memories m {joins} WHERE {where} ORDER BY {order} "
+            "LIMIT ? OFFSET ?",
+            (*join_args, *args, limit, offset),
+        ).fetchall()
+        width = len(NAMES)
+        items = [
+            Listed(
+                decode(row[:width]),
+                int(row[width]),
+                int(row[width + 1]),
+                row[width + 2],
+                row[width + 3],
+            )
+            for row in rows
+        ]
+        if history:
+            for item in items:
+                item.usage, item.transitions = self._history(item.memory.id)
+        review_where, review_args, _ = _where(Filters(filters.project_scope, review=True))
+        review = int(
+            conn.execute(
+                f"SELECT count(*) FROM memories m WHERE {review_where}", review_args
+            ).fetchone()[0]
         )
-    ]
-    return usage, transitions
+        following = offset + len(items)
+        return Page(items, total, review, offset, following if following < total else None)
+
+    def _history(self, memory_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        usage = [
+            {"session_id": s, "at": at, "referenced": bool(ref), "overlap": float(overlap)}
+            for s, at, ref, overlap in self._db.conn.execute(
+                "SELECT session_id, at, referenced, overlap FROM usage WHERE memory_id = ? "
+                "ORDER BY at DESC, id DESC LIMIT ?",
+                (memory_id, HISTORY_LIMIT),
+            )
+        ]
+        transitions = [
+            {"from_status": old, "to_status": new, "at": at, "reason": reason}
+            for old, new, at, reason in self._db.conn.execute(
+                "SELECT from_status, to_status, at, reason FROM transitions WHERE memory_id = ? "
+                "ORDER BY id DESC LIMIT ?",
+                (memory_id, HISTORY_LIMIT),
+            )
+        ]
+        return usage, transitions

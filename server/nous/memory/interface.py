@@ -4,7 +4,8 @@
 shared by a team offers with the same signatures — search by vector and by words, read records
 and vectors, forget and supersede — and `TeamStore` (PostgreSQL + pgvector, `memory/team.py`)
 implements it; new memories reach it through the local store's outbox (`memory/teamlink.py`),
-so a write never waits for the network. Callers hold a store, use its verbs and pass vectors
+so a write never waits for the network. Callers hold a store, use its verbs (and those of its
+row objects: `store.usage`, `store.sources`, `store.projects`, `store.metrics`) and pass vectors
 they already computed; none of them sees a connection, a cursor or SQL.
 """
 
@@ -13,19 +14,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
 from nous.memory.embedder import Vector
-from nous.memory.metrics import Answer, Judged
+from nous.memory.metrics import Metrics
 from nous.memory.model import Draft, Memory
-from nous.memory.usage import Session, UsageStats
+from nous.memory.projects import Projects
+from nous.memory.sources import Sources
+from nous.memory.usage import Usage, UsageStats
+from nous.memory.writes import WriteResult
 from nous.text.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from nous.memory.store import WriteResult
     from nous.memory.teamlink import TeamLink
 
 
@@ -69,6 +72,14 @@ class Store(SharedStore, Protocol):
     counter: TokenCounter
     team: TeamLink | None
     """The team store's link, when one is attached: a search asks it too (design §13)."""
+    usage: Usage
+    """Usage records, chat sessions and fingerprints (`memory.usage`)."""
+    sources: Sources
+    """The harvest ledger and the rows drawn from a source (`memory.sources`)."""
+    projects: Projects
+    """Claiming an older project scope's rows (`memory.projects`)."""
+    metrics: Metrics
+    """What the metrics and the calibration note read (`memory.metrics`)."""
 
     def ids_starting(
         self, prefix: str, project_scope: str, limit: int = 10
@@ -92,7 +103,6 @@ class Store(SharedStore, Protocol):
     def link_successor(self, old_id: str, new_id: str) -> None: ...
     def set_outcome(self, memory_id: str, outcome: str) -> Memory: ...
     def set_pinned(self, memory_id: str, pinned: bool = True) -> None: ...
-    def activate(self, memory_id: str) -> Memory: ...
 
     # -- search (vector_search, text_search, vectors: `SharedStore`) -------------------------
     def recent_notes(self, scope: str, limit: int = 30) -> list[str]: ...
@@ -112,34 +122,6 @@ class Store(SharedStore, Protocol):
         self, ids: Sequence[str], half_life: float = ..., vectors: bool = True
     ) -> Candidates: ...
 
-    # -- usage, sessions, fingerprints -------------------------------------------------------
-    def usage_stats(self, ids: list[str], half_life: float = ...) -> dict[str, UsageStats]: ...
-    def record_usage(
-        self, session_id: str, outcomes: list[tuple[str, bool, float]], project: str | None = None
-    ) -> None: ...
-    def load_session(self, session_id: str, project: str, cap: int) -> Session: ...
-    def save_session(self, session: Session, added: int) -> Session: ...
-    def log_fingerprint(
-        self, session_id: str | None, data: dict[str, Any], project: str | None = None
-    ) -> None: ...
-
-    # -- what the metrics and the calibration note read --------------------------------------
-    def reviewed_decisions(self, scope: str, limit: int = 50) -> list[tuple[float, str]]: ...
-    def usage_counts(self, project: str, session_id: str | None = None) -> tuple[int, int]: ...
-    def answers(self, project: str, session_id: str | None = None) -> list[Answer]: ...
-    def judged(self, project: str, session_id: str | None = None) -> list[Judged]: ...
-    def session_decisions(self, scope: str) -> dict[str, list[tuple[str, str]]]: ...
-
-    # -- projects and harvest sources --------------------------------------------------------
-    def claim_project(self, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int: ...
-    def harvested(self, project: str) -> dict[str, str]: ...
-    def note_harvested(self, project: str, rel: str, sha: str) -> None: ...
-    def drop_harvested(self, project: str, rel: str) -> None: ...
-    def live_from_source(self, prefix: str, scope: str) -> list[tuple[str, str, str]]: ...
-    def id_of_source(self, source: str, scope: str) -> str | None: ...
-    def live_adr(self, number: str, scope: str) -> str | None: ...
-    def mentioning(self, scope: str, text: str) -> list[tuple[str, str, str, str]]: ...
-
     # -- the database as a whole -------------------------------------------------------------
     def counts(self, scopes: Sequence[str] | None = None) -> dict[str, dict[str, int]]: ...
     def memory_count(self) -> int: ...
@@ -148,3 +130,9 @@ class Store(SharedStore, Protocol):
     def pending_vectors(self) -> int: ...
     def size_bytes(self) -> int: ...
     def checkpoint(self, wait_ms: int = ...) -> bool: ...
+
+
+if TYPE_CHECKING:  # mypy checks that the team store has the shared verbs (`memory.team`)
+    from nous.memory.team import TeamStore
+
+    _IS_SHARED: type[SharedStore] = TeamStore

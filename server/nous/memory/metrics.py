@@ -1,14 +1,15 @@
 """The rows the seeds' metrics and the calibration note read (design §14): reviewed decisions with
 their stated confidence, judged usage and fingerprints per project or chat session. Reads only
-(`MetricRows`, part of `MemoryStore`); the figures are computed by `nous.context.calibration`
+(`Metrics`, a store's `metrics`); the figures are computed by `nous.context.calibration`
 and `nous.context.stats`."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
+
+from nous.memory.database import Database
 
 FINAL_OUTCOMES = ("success", "partial", "failure")
 
@@ -49,10 +50,11 @@ class Judged:
     referenced: bool
 
 
-class MetricRows:
-    """Reads over `memories`, `usage`, `sessions` and `fingerprints` (a part of `MemoryStore`)."""
+class Metrics:
+    """Reads over `memories`, `usage`, `sessions` and `fingerprints` (a store's `metrics`)."""
 
-    _conn: sqlite3.Connection
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def reviewed_decisions(self, scope: str, limit: int = 50) -> list[tuple[float, str]]:
         """(confidence, outcome) of the scope's most recently reviewed decisions, newest first.
@@ -62,7 +64,7 @@ class MetricRows:
         decision logs, commits) state no confidence (the harvest writes 1.0), so they do not
         count; a decision remembered by a person or a chat does, with the confidence it was
         given (1.0 when none was)."""
-        rows = self._conn.execute(
+        rows = self._db.conn.execute(
             "SELECT confidence, outcome FROM memories WHERE kind = 'decision' AND scope = ? "
             "AND outcome IN (?, ?, ?) AND status != 'inactive' "
             "AND substr(source, 1, 5) != 'file:' AND substr(source, 1, 4) != 'git:' "
@@ -75,7 +77,7 @@ class MetricRows:
         """(judged, referenced) usage rows of the project (or of one of its sessions): each row
         is one injected item `nous/feedback` judged against a reply."""
         where, args = _of(project, session_id)
-        row = self._conn.execute(
+        row = self._db.conn.execute(
             f"SELECT count(*), coalesce(sum(referenced), 0) FROM usage WHERE {where}", args
         ).fetchone()
         return int(row[0]), int(row[1])
@@ -83,7 +85,7 @@ class MetricRows:
     def answers(self, project: str, session_id: str | None = None) -> list[Answer]:
         """The project's (or one of its sessions') fingerprints, oldest first."""
         where, args = _of(project, session_id)
-        rows = self._conn.execute(
+        rows = self._db.conn.execute(
             "SELECT session_id, mode, frame, total_tokens, budget, refresh, conversation_tokens, "
             f"elapsed_ms, cold, id, at, profile, items FROM fingerprints WHERE {where} "
             "ORDER BY id",
@@ -94,7 +96,7 @@ class MetricRows:
     def judged(self, project: str, session_id: str | None = None) -> list[Judged]:
         """The project's (or one of its sessions') usage rows, oldest first."""
         where, args = _of(project, session_id)
-        rows = self._conn.execute(
+        rows = self._db.conn.execute(
             f"SELECT session_id, memory_id, at, referenced FROM usage WHERE {where} "
             "ORDER BY at, rowid",
             args,
@@ -106,7 +108,7 @@ class MetricRows:
         by session: a decision (or a captured decision note, tag `dec`) whose source names the
         session (`chat:<session>`, as `@nous /remember` writes it, or `chat:<session>#<turn>`,
         as capture does) with a final outcome logged; a forgotten one does not count."""
-        rows = self._conn.execute(
+        rows = self._db.conn.execute(
             "SELECT id, source, outcome FROM memories INDEXED BY memories_source "
             "WHERE source >= 'chat:' AND source < 'chat;' AND scope = ? "
             "AND (kind = 'decision' OR (kind = 'note' AND EXISTS "

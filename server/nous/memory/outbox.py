@@ -6,19 +6,22 @@ has it, and is pushed again after a failure or a restart. Entries are taken in o
 only after the push committed; pushing an entry twice is harmless (upserts by id).
 
 Read on the team's sync thread through a connection of its own (a SQLite connection belongs to
-the thread that opened it), like `memory.backlog`.
+the thread that opened it), like `memory.backlog` (`Outbox`); a change to a team row this file
+does not hold is queued by the store, on the store's connection (`Queue`, a store's `outbox`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from nous.memory.database import Database
 from nous.memory.embedder import Vector
 
 BUSY_TIMEOUT_MS = 10_000
@@ -106,6 +109,32 @@ class Outbox:
 
     def count(self, scope: str) -> int:
         row = self._conn.execute(
+            "SELECT count(*) FROM team_outbox WHERE scope = ?", (scope,)
+        ).fetchone()
+        return int(row[0])
+
+
+class Queue:
+    """The store's side of the outbox (a store's `outbox`); `after_write` is the store's (it
+    pokes the team link to push what was queued)."""
+
+    def __init__(self, db: Database, after_write: Callable[[], None]) -> None:
+        self._db = db
+        self._after_write = after_write
+
+    def add(self, memory_id: str, scope: str, op: str, payload: dict[str, Any]) -> None:
+        """Queue a change to a team row this file does not hold (forget or supersede a memory
+        someone else shared). A shared row of this file queues its own changes (triggers)."""
+        with self._db.write():
+            self._db.conn.execute(
+                "INSERT INTO team_outbox (memory_id, scope, op, payload) VALUES (?, ?, ?, ?)",
+                (memory_id, scope, op, json.dumps(payload)),
+            )
+        self._after_write()
+
+    def count(self, scope: str) -> int:
+        """Changes of `scope` waiting to be pushed to the team store."""
+        row = self._db.conn.execute(
             "SELECT count(*) FROM team_outbox WHERE scope = ?", (scope,)
         ).fetchone()
         return int(row[0])

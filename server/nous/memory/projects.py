@@ -15,36 +15,50 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
 
 from nous.memory import scope as scopes
-
-if TYPE_CHECKING:
-    from nous.memory.vectors import VectorIndex
+from nous.memory.database import Database
+from nous.memory.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
 
-class ProjectRows:
-    """Claiming an older project scope's rows (a part of `MemoryStore`)."""
+class Projects:
+    """Claiming an older project scope's rows in one database (a store's `projects`); the
+    moved rows' new scopes reach `index`, this process's vector index."""
 
-    _conn: sqlite3.Connection
-    _index: VectorIndex
+    def __init__(self, db: Database, index: VectorIndex) -> None:
+        self._db = db
+        self._index = index
 
-    if TYPE_CHECKING:
-
-        def write(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-    def claim_project(self, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int:
+    def claim(self, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int:
         """Move what `project:<legacy_name>` (if still unclaimed) and `project:<alias>` hold
         to `project:<key>`; returns the number of memories moved. Cheap (reads only) when
         there is nothing to claim."""
-        return _claim(self, key, legacy_name, aliases)
+        if not _pending(self._db.conn, legacy_name, aliases):
+            return 0
+        moved = 0
+        with self._db.write() as conn:
+            olds = [a for a in aliases if a != key]
+            if conn.execute(
+                "DELETE FROM legacy_projects WHERE name = ? RETURNING name", (legacy_name,)
+            ).fetchall():
+                olds.insert(0, legacy_name)
+            change = self._db.next_change()
+            for old in dict.fromkeys(o for o in olds if o != key):
+                moved += _move(conn, scopes.project(old), scopes.project(key), change)
+                for table in ("harvest_sources", "sessions"):
+                    conn.execute(
+                        f"UPDATE OR IGNORE {table} SET project = ? WHERE project = ?", (key, old)
+                    )
+                    conn.execute(f"DELETE FROM {table} WHERE project = ?", (old,))  # newer won
+        self._index.pull(self._db.conn)  # the moved rows' scopes, in this process's index
+        if moved:
+            log.info("project %s: claimed %d memories from %s", key, moved, ", ".join(olds))
+        return moved
 
 
-def _pending(store: ProjectRows, legacy_name: str, aliases: Sequence[str]) -> bool:
-    conn = store._conn
+def _pending(conn: sqlite3.Connection, legacy_name: str, aliases: Sequence[str]) -> bool:
     if conn.execute("SELECT 1 FROM legacy_projects WHERE name = ?", (legacy_name,)).fetchone():
         return True
     for alias in aliases:
@@ -59,34 +73,6 @@ def _pending(store: ProjectRows, legacy_name: str, aliases: Sequence[str]) -> bo
         ):
             return True
     return False
-
-
-def _claim(store: ProjectRows, key: str, legacy_name: str, aliases: Sequence[str] = ()) -> int:
-    if not _pending(store, legacy_name, aliases):
-        return 0
-    moved = 0
-    with store.write() as conn:
-        olds = [a for a in aliases if a != key]
-        if conn.execute(
-            "DELETE FROM legacy_projects WHERE name = ? RETURNING name", (legacy_name,)
-        ).fetchall():
-            olds.insert(0, legacy_name)
-        change = int(
-            conn.execute(
-                "UPDATE counters SET value = value + 1 WHERE name = 'change_seq' RETURNING value"
-            ).fetchone()[0]
-        )
-        for old in dict.fromkeys(o for o in olds if o != key):
-            moved += _move(conn, scopes.project(old), scopes.project(key), change)
-            for table in ("harvest_sources", "sessions"):
-                conn.execute(
-                    f"UPDATE OR IGNORE {table} SET project = ? WHERE project = ?", (key, old)
-                )
-                conn.execute(f"DELETE FROM {table} WHERE project = ?", (old,))  # newer ones won
-    store._index.pull(store._conn)  # the moved rows' scopes, in this process's vector index
-    if moved:
-        log.info("project %s: claimed %d memories from %s", key, moved, ", ".join(olds))
-    return moved
 
 
 def _move(conn: sqlite3.Connection, old_scope: str, new_scope: str, change: int) -> int:

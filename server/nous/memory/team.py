@@ -18,7 +18,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -449,9 +449,3 @@ def _reason(exc: BaseException) -> str:
     """The driver's message, first line, without anything that looks like a password."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return re.sub(r"(password=)\S+", r"\1***", secrets.scrub(text))
-
-
-if TYPE_CHECKING:  # mypy checks that the team store has the shared verbs of the interface
-    from nous.memory.interface import SharedStore
-
-    _IS_SHARED: type[SharedStore] = TeamStore

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_for
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from nous.memory import team_url
 from nous.memory.embedder import Vector
 from nous.memory.model import Memory
 from nous.memory.outbox import Entry, Outbox
+from nous.memory.rows import COLUMNS
 from nous.memory.team import Hit, Row, TeamStore, TeamStoreError
 from nous.text import secrets
 
@@ -52,24 +54,38 @@ BATCH = 200
 CACHE_LIMIT = 4096
 
 
+@dataclass(frozen=True)
+class TeamServer:
+    """Where the team store is and how long a search waits for it."""
+
+    url: str
+    password: str | None = field(default=None, repr=False)
+    """The password when the URL does not carry it (`teamStorePassword`)."""
+    timeout: float = READ_TIMEOUT_S
+
+
 class TeamLink:
-    """One project's link to the team store, attached to its local store."""
+    """One project's link to the team store, attached to its local store (the file at `path`,
+    whose vectors are `model`'s, `dimension` wide)."""
 
     def __init__(
-        self, url: str, project_key: str, scope: str, path: Path, dimension: int, model: str,
-        timeout: float = READ_TIMEOUT_S, password: str | None = None,
-    ) -> None:  # fmt: skip
-        self._url = url
-        self._password = password
-        self.url = team_url.redact(url)
+        self,
+        server: TeamServer,
+        project_key: str,
+        scope: str,
+        path: Path,
+        dimension: int,
+        model: str,
+    ) -> None:
+        self._url = server.url
+        self._password = server.password
+        self.url = team_url.redact(server.url)
         self.project_key = project_key
         self.scope = scope
-        self.timeout = timeout
+        self.timeout = server.timeout
         self._args = (project_key, dimension, model)
         self._path = path
-        from nous.memory.store import _COLUMNS  # the record's columns (the store imports us)
-
-        self._columns = _COLUMNS
+        self._columns = COLUMNS
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self.read_state = "connecting"

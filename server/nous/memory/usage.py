@@ -1,21 +1,18 @@
 """Usage records (which injected memories the assistant referenced), chat-session rows and
 fingerprints, in SQLite, so the feedback loop and the session cap survive restarts. The rows
-only (`UsageRows`, part of `MemoryStore`); the session policy is `nous.context.session`."""
+only (`Usage`, a store's `usage`); the lifecycle effects of feedback are `memory.feedback`, the
+session policy is `nous.context.session`."""
 
 from __future__ import annotations
 
 import json
 import math
-import sqlite3
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from nous.memory.model import now, parse_time
-
-if TYPE_CHECKING:
-    from nous.memory.interface import Store
-    from nous.memory.model import Memory
+from nous.memory.database import Database
+from nous.memory.model import Memory, now, parse_time
+from nous.memory.rows import read
 
 HALF_LIFE_DAYS = 7.0
 
@@ -54,21 +51,15 @@ class Session:
     state: dict[str, Any]
 
 
-class UsageRows:
-    """The `usage`, `sessions` and `fingerprints` tables (a part of `MemoryStore`)."""
+class Usage:
+    """The `usage`, `sessions` and `fingerprints` tables of one database (a store's `usage`)."""
 
-    _conn: sqlite3.Connection
-    _answered: bool = False
-    """This store object (this process) has logged an answer: the next one is not cold."""
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._answered = False
+        """This object (this store, this process) has logged an answer: the next is not cold."""
 
-    if TYPE_CHECKING:
-
-        def write(self) -> AbstractContextManager[sqlite3.Connection]: ...
-        def get(self, memory_id: str) -> Memory: ...
-
-    def usage_stats(
-        self, ids: list[str], half_life: float = HALF_LIFE_DAYS
-    ) -> dict[str, UsageStats]:
+    def stats(self, ids: list[str], half_life: float = HALF_LIFE_DAYS) -> dict[str, UsageStats]:
         """Usage stats of the given memories (missing ids are neutral)."""
         if not ids:
             return {}
@@ -77,7 +68,7 @@ class UsageRows:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for memory_id, at, referenced in self._conn.execute(
+            for memory_id, at, referenced in self._db.conn.execute(
                 f"SELECT memory_id, at, referenced FROM usage WHERE memory_id IN ({marks})", chunk
             ):
                 rows.setdefault(memory_id, []).append((at, referenced))
@@ -91,13 +82,13 @@ class UsageRows:
             out[memory_id] = UsageStats(len(records), sum(r for _, r in records), score, decayed)
         return out
 
-    def record_usage(
+    def record(
         self, session_id: str, outcomes: list[tuple[str, bool, float]], project: str | None = None
     ) -> None:
         """One usage row per (memory id, referenced?, overlap), in the session's project."""
         stamp = now()
-        with self.write():
-            self._conn.executemany(
+        with self._db.write():
+            self._db.conn.executemany(
                 "INSERT INTO usage (memory_id, session_id, at, referenced, overlap, project) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [(m, session_id, stamp, int(r), overlap, project) for m, r, overlap in outcomes],
@@ -105,16 +96,16 @@ class UsageRows:
 
     def activate(self, memory_id: str) -> Memory:
         """One more activation (an injected memory the assistant referenced)."""
-        with self.write():
-            self._conn.execute(
+        with self._db.write():
+            self._db.conn.execute(
                 "UPDATE memories SET activations = activations + 1 WHERE id = ?", (memory_id,)
             )
-        return self.get(memory_id)
+        return read(self._db.conn, memory_id)
 
     def load_session(self, session_id: str, project: str, cap: int) -> Session:
         """The project's session row, created on first use: sessions are keyed by (project,
         id), so one project's session id never opens another project's session."""
-        row = self._conn.execute(
+        row = self._db.conn.execute(
             "SELECT id, project, used, cap, recalls, injected FROM sessions "
             "WHERE project = ? AND id = ?",
             (project, session_id),
@@ -132,13 +123,13 @@ class UsageRows:
         """Add `added` tokens to the session atomically (re-reading the row inside the write)."""
         stamp = now()
         payload = json.dumps({"items": session.injected[-500:], "state": session.state})
-        with self.write():
-            row = self._conn.execute(
+        with self._db.write():
+            row = self._db.conn.execute(
                 "SELECT used FROM sessions WHERE project = ? AND id = ?",
                 (session.project, session.id),
             ).fetchone()
             used = (row[0] if row else 0) + added
-            self._conn.execute(
+            self._db.conn.execute(
                 "INSERT INTO sessions (id, project, created_at, updated_at, used, cap, recalls, "
                 "injected) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(project, id) DO UPDATE SET "
                 "updated_at = ?, used = ?, cap = ?, recalls = ?, injected = ?",
@@ -160,8 +151,8 @@ class UsageRows:
         The first answer this store object logs is marked cold: the process's first."""
         items = data.get("items")
         cold, self._answered = not self._answered, True
-        with self.write():
-            self._conn.execute(
+        with self._db.write():
+            self._db.conn.execute(
                 "INSERT INTO fingerprints (session_id, at, frame, mode, complexity, file_count, "
                 "file_hash, profile, total_tokens, budget, kinds, compression_ratio, tier_counts, "
                 "selected, available, project, refresh, conversation_tokens, elapsed_ms, cold, "
@@ -179,45 +170,6 @@ class UsageRows:
 
     def fingerprints(self) -> list[dict[str, Any]]:
         """Every fingerprint row, oldest first (local telemetry; read by tests and `status`)."""
-        cursor = self._conn.execute("SELECT * FROM fingerprints ORDER BY rowid")
+        cursor = self._db.conn.execute("SELECT * FROM fingerprints ORDER BY rowid")
         names = [c[0] for c in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
-EFFECTIVE = 0.6
-INEFFECTIVE = 0.4
-MIN_ACTIVATIONS = 5
-ESCALATE_AFTER = 5
-
-
-def apply_feedback(store: Store, memory_id: str, referenced: bool) -> str:
-    """Lifecycle effects of one judged injection; returns the memory's status afterwards.
-
-    Referenced → one more activation; a new fact-like memory becomes confirmed; a created
-    constraint becomes active and escalates after 5 activations; a procedure becomes effective
-    (> 0.6 referenced) or ineffective (< 0.4) once it has 5+ activations.
-    """
-    from nous.memory import lifecycle
-
-    memory = store.get(memory_id)
-    if referenced:
-        memory = store.activate(memory_id)
-    target = memory.status
-    machine = lifecycle.machine(memory.kind)
-    if referenced and machine is lifecycle.FACTLIKE and memory.status == "new":
-        target = "confirmed"
-    elif machine is lifecycle.CONSTRAINT and referenced:
-        if memory.status == "created":
-            target = "active"
-        elif memory.status == "active" and memory.activations >= ESCALATE_AFTER:
-            target = "escalated"
-    elif machine is lifecycle.PROCEDURE and memory.activations >= MIN_ACTIVATIONS:
-        got = store.usage_stats([memory_id]).get(memory_id, NEUTRAL)
-        rate = got.referenced / got.retrieved if got.retrieved else 0.0
-        if rate > EFFECTIVE and memory.status != "effective":
-            target = "effective"
-        elif rate < INEFFECTIVE and memory.status != "ineffective":
-            target = "ineffective"
-    if target != memory.status and machine.allows(memory.status, target):
-        return store.transition(memory_id, target, "feedback").status
-    return memory.status

@@ -45,7 +45,7 @@ def check(store: Store, project_scope: str, root: Path, changed: set[str]) -> li
     for rel in sorted(changed):
         if ("/" not in rel and "." not in rel) or not boundary.is_utf8(rel):
             continue  # a bare word would match too much; an undecodable name matches nothing
-        rows = store.mentioning(project_scope, rel)
+        rows = store.sources.mentioning(project_scope, rel)
         if not rows:
             continue
         try:

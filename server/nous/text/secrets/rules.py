@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from nous.text.secrets import data, shapes, values
 
@@ -134,20 +135,36 @@ def _armored(text: str) -> Iterator[tuple[int, int, str]]:
         yield m.start(), pos, m.group(1)
 
 
+@dataclass(frozen=True)
+class _How:
+    """How `_contexts` reads a pattern's match."""
+
+    cased: bool = False
+    """Run on the text as written (else on the lower-cased text: same offsets)."""
+    quote: int | None = None
+    """The group holding the value's opening quote, if the pattern has one."""
+    prose: bool = False
+    """An unquoted value counts only when it looks like an assigned credential."""
+    share: bool = True
+    """False: a match in a document share link (its `?key=` names the document) is not one."""
+
+
+_PLAIN = _How()
+
+
 def _contexts(text: str, low: str) -> list[Span]:
     found: list[Span] = []
 
-    def add(kind: str, pattern: re.Pattern[str], group: int, *, on: str = low,
-            quote: int | None = None, prose: bool = False, share: bool = True) -> None:  # fmt: skip
-        for m in pattern.finditer(on):
+    def add(kind: str, pattern: re.Pattern[str], group: int, how: _How = _PLAIN) -> None:
+        for m in pattern.finditer(text if how.cased else low):
             value = text[m.start(group) : m.end(group)]
             if values.reference(value) or values.placeholder(value):
                 continue
-            if not share and data.share_url_at(text, m.start()):
+            if not how.share and data.share_url_at(text, m.start()):
                 continue  # a document link's `?key=` names the document
-            quoted = quote is not None and bool(m.group(quote))
+            quoted = how.quote is not None and bool(m.group(how.quote))
             if (
-                prose
+                how.prose
                 and not quoted
                 and not (
                     values.assigned_value(value, quoted=False) and values.credential_like(value)
@@ -159,20 +176,20 @@ def _contexts(text: str, low: str) -> list[Span]:
     if "://" in low:
         add("url-password", _URL_PASSWORD, 1)
     if "=" in low:
-        add("url-secret-parameter", _QUERY_SECRET, 1, share=False)
+        add("url-secret-parameter", _QUERY_SECRET, 1, _How(share=False))
     if "curl" in low:
         add("curl-user-password", _CURL_USER, 2)
     if "mysql" in low or "mariadb" in low:
-        add("mysql-password", _MYSQL, 2, on=text)
+        add("mysql-password", _MYSQL, 2, _How(cased=True))
     if "--" in low:
-        add("password-flag", _FLAG, 2, quote=1, prose=True)
+        add("password-flag", _FLAG, 2, _How(quote=1, prose=True))
     if " -p" in text or " -a" in text or "htpasswd" in text:
-        add("password-flag", _SHORT_FLAG, 2, on=text)
+        add("password-flag", _SHORT_FLAG, 2, _How(cased=True))
     if "authorization" in low:
         add("authorization-header", _AUTH_HEADER, 1)
     if "password" in low and ("machine" in low or "default" in low):
         add("netrc-password", _NETRC, 1)
-        add("netrc-password", _NETRC_LINE, 1, prose=True)
+        add("netrc-password", _NETRC_LINE, 1, _How(prose=True))
     if text.count(":") >= 4:
         for m in _PGPASS.finditer(text):  # not a fingerprint's `AB:CD:EF:…`
             if values.fingerprint_in(m.group()):

@@ -121,7 +121,7 @@ def _write(
             and lifecycle.machine(memory.kind).allows(memory.status, target)
         ):
             store.transition(memory.id, target, f"source {rel} says {target}")
-    for memory_id, kind, status in store.live_from_source(f"file:{rel}#", project_scope):
+    for memory_id, kind, status in store.sources.live_from_source(f"file:{rel}#", project_scope):
         if memory_id not in kept and lifecycle.machine(kind).allows(status, "inactive"):
             store.transition(memory_id, "inactive", f"no longer in {rel}")
             report.retired += 1
@@ -130,7 +130,7 @@ def _write(
 def _live(store: Store, scope: str, base: str) -> list[Memory]:
     """The live rows of one record: its main row (`base`, `file:<rel>#adr-<n>`) and its sections
     (`base-…`)."""
-    ids = [i for i, _kind, _status in store.live_from_source(base, scope)]
+    ids = [i for i, _kind, _status in store.sources.live_from_source(base, scope)]
     rows = store.get_many(ids).values()
     return [m for m in rows if m.source == base or (m.source or "").startswith(f"{base}-")]
 
@@ -140,7 +140,7 @@ def _main(store: Store, scope: str, ref: str) -> Memory | None:
     if ref.startswith("file:"):
         return next((m for m in _live(store, scope, ref) if m.source == ref), None)
     number = adr.number_of(ref)
-    found = store.live_adr(number, scope) if number is not None else None
+    found = store.sources.live_adr(number, scope) if number is not None else None
     return store.get_many([found]).get(found) if found else None
 
 
@@ -185,7 +185,7 @@ def sync(store: Store, project: str, root: Path, git_limit: int = 50) -> Report:
     report = Report()
     seen = set()
     decisions: dict[str, list[Harvested]] = {}
-    known = store.harvested(project)
+    known = store.sources.harvested(project)
     ignore = boundary.harvest_ignore(root)
     walk = plan(root, ignore)
     for rel in walk.paths:
@@ -201,18 +201,18 @@ def sync(store: Store, project: str, root: Path, git_limit: int = 50) -> Report:
             _write(store, scope, rel, items, report)
             if any("adr" in h.tags for h in items):
                 decisions[rel] = items
-            store.note_harvested(project, rel, sha)
+            store.sources.note_harvested(project, rel, sha)
             report.changed += 1
         except (OSError, NousError, ValueError) as exc:
             log.warning("harvest: skipped %s: %s", boundary.display(rel), exc)
             report.errors.append(boundary.display(f"{rel}: {exc}"))
     _link_successors(store, scope, decisions)
     for rel in set(known) - seen:
-        for memory_id, kind, status in store.live_from_source(f"file:{rel}#", scope):
+        for memory_id, kind, status in store.sources.live_from_source(f"file:{rel}#", scope):
             if lifecycle.machine(kind).allows(status, "inactive"):
                 store.transition(memory_id, "inactive", f"{rel} was removed")
                 report.retired += 1
-        store.drop_harvested(project, rel)
+        store.sources.drop_harvested(project, rel)
     commits = git.harvest(root, git_limit)
     if commits:
         results = store.remember_many(_drafts(commits, scope))
