@@ -134,23 +134,69 @@ async function runCommand(title) {
   }
 }
 
-/** Show Context for… with `text`; once more after Escape when its input box does not take the
- * text (seen once: the box was inert, closed by a focus change right after it opened). */
+/** Show Context for… with `text` (an input box; reopened when it closed, see typeInto). */
 async function showContextFor(text) {
+  await typeInto("Nous: Show Context for…", text);
+}
+
+/** Close whatever a failed quick-input step left open (the pick, a dialog it opened) before the
+ * step runs again; `what` and the error go to the log, a screenshot to the out folder. */
+async function againAfterEscape(what, err, attempt) {
+  log(`${what} (attempt ${attempt}): ${err.message.split("\n")[0]}; again after Escape`);
+  await page.screenshot({ path: join(OUT, `retry-${what.replace(/\W+/g, "-")}-${attempt}.png`) }).catch(() => {});
+  await page.keyboard.press("Escape");
+  await page.waitForTimeout(1000);
+}
+
+/** The quick input a command opened: wait for its title (not the palette's box still closing). */
+async function quickInput(title) {
+  const widget = page.locator(".quick-input-widget").first();
+  if (title) await widget.locator(".quick-input-title", { hasText: title }).first().waitFor({ state: "visible", timeout: 20_000 });
+  const input = widget.locator("input").first();
+  await input.waitFor({ state: "visible", timeout: 20_000 });
+  return { widget, input };
+}
+
+/** Run `command` and choose the row of its quick pick holding `item` (after typing `filter` into
+ * the pick's box, when given). Under load a focus change was seen to close the pick before the
+ * click: when the pick does not show, its row does not, the choice does not take (`choose`, a click
+ * by default) or `chosen` does not see it land, the pick is closed and reopened — the command run
+ * again — up to `tries` times. `title` is the pick's title; `listed(rows)` checks the other rows
+ * first; `chosen()` waits for what the choice opens and its result is returned. */
+async function pickFrom(command, item, { title, filter, listed, choose, chosen, tries = 3 } = {}) {
   for (let attempt = 1; ; attempt++) {
-    await runCommand("Nous: Show Context for…");
-    const input = page.locator(".quick-input-widget input");
     try {
-      await input.waitFor({ state: "visible", timeout: 20_000 });
+      await runCommand(command);
+      const { widget, input } = await quickInput(title);
+      if (filter !== undefined) await input.fill(filter, { timeout: 10_000 });
+      const rows = widget.locator(".quick-input-list .monaco-list-row");
+      const row = rows.filter({ hasText: item }).first();
+      await row.waitFor({ state: "visible", timeout: 20_000 });
+      if (listed) await listed(rows);
+      if (choose) await choose(row);
+      else await row.click({ timeout: 10_000 });
+      return chosen ? await chosen() : undefined;
+    } catch (err) {
+      if (attempt >= tries) throw err;
+      await againAfterEscape(command, err, attempt);
+    }
+  }
+}
+
+/** Run `command` and type `text` into the input box it opens, then Enter; the box is reopened
+ * when it closed before it took the text (seen under load: inert, closed by a focus change right
+ * after it opened), up to `tries` times. */
+async function typeInto(command, text, { tries = 3 } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runCommand(command);
+      const { input } = await quickInput();
       await input.fill(text, { timeout: 10_000 });
       await page.keyboard.press("Enter");
       return;
     } catch (err) {
-      if (attempt >= 2) throw err;
-      log(`Show Context for…: ${err.message.split("\n")[0]}; again after Escape`);
-      await page.screenshot({ path: join(OUT, "retry-show-context.png") }).catch(() => {});
-      await page.keyboard.press("Escape");
-      await page.waitForTimeout(1000);
+      if (attempt >= tries) throw err;
+      await againAfterEscape(command, err, attempt);
     }
   }
 }
@@ -512,24 +558,13 @@ async function browserState() {
   return readJson("browser.json", 30_000);
 }
 
-/** Search Memories… for `text`; once more after Escape when its input box does not take it. */
+/** Search Memories… for `text`, until the browser says it applied. */
 async function searchMemories(text) {
-  for (let attempt = 1; ; attempt++) {
-    await retrying("Nous: Search Memories…");
-    const input = page.locator(".quick-input-widget input").first();
-    try {
-      await input.waitFor({ state: "visible", timeout: 20_000 });
-      await input.fill(text, { timeout: 10_000 });
-      await page.keyboard.press("Enter");
-      break;
-    } catch (err) {
-      if (attempt >= 2) throw err;
-      log(`Search Memories…: ${err.message.split("\n")[0]}; again after Escape`);
-      await page.keyboard.press("Escape");
-      await page.waitForTimeout(1000);
-    }
-  }
-  await until("the search to apply", async () => (await browserState()).filters.query === text, 30_000);
+  await typeInto("Nous: Search Memories…", text);
+  return until("the search to apply", async () => {
+    const s = await browserState();
+    return s.filters.query === text ? s : undefined;
+  }, 30_000);
 }
 
 function pane(title) {
@@ -656,34 +691,30 @@ test("the memory browser lists memories with kind, status, source and use; filte
   await page.waitForTimeout(800);
   await page.screenshot({ path: join(OUT, "browser-record-table.png") });
 
-  // a kind filter through the Filter quick pick (keyboard: type, toggle with a click, Enter)
-  await runCommand("Nous: Filter Memories…");
-  const input = page.locator(".quick-input-widget input").first();
-  await input.waitFor({ state: "visible", timeout: 20_000 });
-  await input.fill("procedure");
-  const option = page.locator(".quick-input-list .monaco-list-row", { hasText: "procedure" }).first();
-  await option.waitFor({ timeout: 20_000 });
-  await option.click();
-  await until("the procedure option to be checked", async () => (await option.getAttribute("aria-checked")) === "true", 10_000);
-  await page.screenshot({ path: join(OUT, "browser-filter.png") });
-  await page.keyboard.press("Enter");
-  const filtered = await until("the kind filter to apply", async () => {
-    const s = await browserState();
-    return s.filters.kinds.length === 1 && s.ids.length > 0 ? s : undefined;
+  // a kind filter through the Filter quick pick (keyboard: type, toggle with a click, Enter); a
+  // toggle already on (a try before whose pick closed after the click) is kept, not undone
+  const filtered = await pickFrom("Nous: Filter Memories…", "procedure", {
+    title: "Filter memories",
+    filter: "procedure",
+    choose: async (option) => {
+      if ((await option.getAttribute("aria-checked")) !== "true") await option.click({ timeout: 10_000 });
+      await until("the procedure option to be checked", async () => (await option.getAttribute("aria-checked")) === "true", 10_000);
+      await page.screenshot({ path: join(OUT, "browser-filter.png") });
+      await page.keyboard.press("Enter");
+    },
+    chosen: () =>
+      until("the kind filter to apply", async () => {
+        const s = await browserState();
+        return s.filters.kinds.length === 1 && s.ids.length > 0 ? s : undefined;
+      }, 30_000),
   });
   assert.deepEqual(filtered.filters.kinds, ["procedure"]);
   await memoryRow("To release").waitFor({ timeout: 20_000 });
   assert.equal(await memoryRow("Memories live in SQLite").count(), 0, "a decision is filtered out");
 
   // then a search on top of it
-  await runCommand("Nous: Search Memories…");
-  await input.waitFor({ state: "visible", timeout: 20_000 });
-  await input.fill("release tag");
-  await page.keyboard.press("Enter");
-  const searched = await until("the search to apply", async () => {
-    const s = await browserState();
-    return s.filters.query === "release tag" ? s : undefined;
-  });
+  const searched = await searchMemories("release tag");
+  assert.deepEqual(searched.filters.kinds, ["procedure"]);
   assert.equal(searched.ids.length, 1, JSON.stringify(searched));
   await page.waitForTimeout(400);
   await page.screenshot({ path: join(OUT, "browser-filtered.png") });
@@ -698,13 +729,16 @@ test("a memory opens as a record; its edit is re-embedded and the next @nous ans
   await page.screenshot({ path: join(OUT, "browser-record.png") });
 
   // Edit… (the record is the active editor) → Text → the new text
-  await runCommand("Nous: Edit Memory…");
-  const input = page.locator(".quick-input-widget input").first();
-  await input.waitFor({ state: "visible", timeout: 20_000 });
-  await input.fill("Text");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Text" }).first().waitFor({ timeout: 20_000 });
-  await page.keyboard.press("Enter");
-  await until("the text input box", async () => (await input.inputValue()).includes("bump the version"), 20_000);
+  const input = await pickFrom("Nous: Edit Memory…", "Text", {
+    title: "Edit procedure",
+    filter: "Text",
+    choose: () => page.keyboard.press("Enter"),
+    chosen: async () => {
+      const { input } = await quickInput("Edit the text of");
+      await until("the text input box", async () => (await input.inputValue()).includes("bump the version"), 20_000);
+      return input;
+    },
+  });
   await input.fill(RELEASE_NOW);
   await page.keyboard.press("Enter");
   await rendered(/procedure: To release: run scripts\/release\.sh/);
@@ -868,17 +902,16 @@ test("chat session A settles a decision and leaves a next step; session B's #nou
 });
 
 test("Nous: Forget Chat Session… removes session A's turns and notes after a modal confirmation", async () => {
-  await runCommand("Nous: Forget Chat Session…");
-  const rows = page.locator(".quick-input-list .monaco-list-row");
-  await rows.first().waitFor({ timeout: 20_000 });
-  // the sessions the participant saw, most recent first: B, then A
-  await rows.filter({ hasText: "where did we leave off?" }).first().waitFor({ timeout: 10_000 });
-  const sessionA = rows.filter({ hasText: "let's settle how shipping fees are computed" }).first();
-  await sessionA.waitFor({ timeout: 10_000 });
-  await page.screenshot({ path: join(OUT, "forget-session-pick.png") });
-  await sessionA.click();
   const dialog = page.locator(".monaco-dialog-box");
-  await dialog.waitFor({ timeout: 20_000 });
+  await pickFrom("Nous: Forget Chat Session…", "let's settle how shipping fees are computed", {
+    title: "Nous: Forget Chat Session…",
+    // the sessions the participant saw: B, then A
+    listed: async (rows) => {
+      await rows.filter({ hasText: "where did we leave off?" }).first().waitFor({ state: "visible", timeout: 10_000 });
+      await page.screenshot({ path: join(OUT, "forget-session-pick.png") });
+    },
+    chosen: () => dialog.waitFor({ state: "visible", timeout: 20_000 }),
+  });
   assert.match(flat(await dialog.innerText()), /Forget the chat session “let's settle how shipping fees/);
   await page.screenshot({ path: join(OUT, "forget-session-confirm.png") });
   await dialog.getByRole("button", { name: "Forget", exact: true }).click();

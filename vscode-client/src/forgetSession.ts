@@ -60,9 +60,12 @@ async function pickSession(sessions: ChatSessions): Promise<{ id: string; title:
     title: "Nous: Forget Chat Session…",
     placeHolder: "A recent @nous chat session (its first prompt), or enter a session id",
     matchOnDetail: true,
+    // a deliberate, destructive choice: a focus change (a chat reply landing, a view taking focus)
+    // does not close the pick under the user's click; Escape does
+    ignoreFocusOut: true,
   });
   if (!pick) return undefined;
   if (pick.id) return { id: pick.id, title: pick.label };
-  const id = (await vscode.window.showInputBox({ title: "Nous: Forget Chat Session…", prompt: "Session id (vscode-chat-…)" }))?.trim();
+  const id = (await vscode.window.showInputBox({ title: "Nous: Forget Chat Session…", prompt: "Session id (vscode-chat-…)", ignoreFocusOut: true }))?.trim();
   return id ? { id, title: id } : undefined;
 }
