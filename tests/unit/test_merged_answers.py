@@ -156,7 +156,13 @@ def test_a_short_admitted_section_is_said_whole_with_its_reasons(real_store: Mem
     assert "most packages are meant to be imported" in answers, answers
     assert "the usage would have been too difficult" in answers, answers
     # the lead's own answer is still its best units, not all of it
-    assert "There are no symbols that would need to be marked" not in answers, answers
+    lead_sentences = (
+        "To support that case, we will mark new APIs",
+        "As documented, APIs marked as experimental may",
+        "There are no symbols that would need to be marked",
+        "In order to boot a functional collector",
+    )
+    assert 0 < sum(s in answers for s in lead_sentences) < len(lead_sentences), answers
 
 
 RETRIES = " ".join(

@@ -11,9 +11,12 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+
+import snowballstemmer
 
 from nous.context import rarity
 
@@ -27,16 +30,17 @@ STOP = frozenset(
     get got use using used want need make like new one two way thing things lot really still now
     let lets please tell know see show give take just""".split()
 )
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
+_PORTER = snowballstemmer.stemmer("porter")
+_PORTER_LOCK = threading.Lock()  # a snowball stemmer keeps its word in itself while it works
 
 
 @functools.lru_cache(maxsize=16_384)
 def stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)]
-            return base + "y" if suffix in ("ies", "ied") else base
-    return word
+    """`word`'s Porter stem: the stemmer of SQLite FTS5's `porter` tokenizer, which the full-text
+    search runs (`memory/fts.py`), so the gate's word features and the search agree on what one
+    word is ("requests" and "request", "configuration" and "configure")."""
+    with _PORTER_LOCK:
+        return str(_PORTER.stemWord(word))
 
 
 SYNONYMS = {

@@ -2,7 +2,8 @@
 
 The one splitter of the SQLite FTS query (`fts.fts_terms`), the memory browser's prefix search,
 the team store's `tsquery`, the test embedder and the BM25 baseline. The ranking's own word
-features (`context/relevance.py`: compounds such as `a.b-c`, its stop words and stemmer), the
+features (`context/relevance.py`: compounds such as `a.b-c` and its stop words; its stemmer is
+FTS5's Porter, from `snowballstemmer`), the
 dedup's word sets (three letters or more) and the intent's keywords split differently, on
 purpose: changing them changes retrieval (docs/configuration.md does not cover them; the
 closing note of issue 29 lists them).
