@@ -378,7 +378,8 @@ export class MemoryBrowser implements vscode.Disposable {
       { field: "importance", label: "$(star) Importance", description: m.importance.toFixed(2) },
       { field: "status", label: "$(git-commit) Status", description: `${m.status} → ${m.nextStatuses.join(", ") || "final"}` },
     ];
-    const pick = await vscode.window.showQuickPick(choices, { title: `Edit ${m.kind} ${shortId(m.id)}`, placeHolder: "What to change" });
+    // an edit stays open when focus moves (a chat reply, a view refreshing): closing it would lose what was typed
+    const pick = await vscode.window.showQuickPick(choices, { title: `Edit ${m.kind} ${shortId(m.id)}`, placeHolder: "What to change", ignoreFocusOut: true });
     if (!pick) return;
     if (pick.field === "content") {
       const value = await vscode.window.showInputBox({
@@ -386,6 +387,7 @@ export class MemoryBrowser implements vscode.Disposable {
         prompt: "The new text (line breaks show as ⏎); it is redacted, re-rendered and re-embedded",
         value: toOneLine(m.content),
         validateInput: (v) => (v.trim() ? undefined : "The text cannot be empty"),
+        ignoreFocusOut: true,
       });
       if (value !== undefined) await this.update({ id: m.id, content: fromOneLine(value) }, "edited");
     } else if (pick.field === "kind") {
@@ -395,7 +397,7 @@ export class MemoryBrowser implements vscode.Disposable {
       const scope = await vscode.window.showQuickPick(["project", "language", "universal"], { title: "Scope", placeHolder: m.scope });
       if (scope) await this.update({ id: m.id, scope }, "edited");
     } else if (pick.field === "tags") {
-      const value = await vscode.window.showInputBox({ title: "Tags", prompt: "Comma-separated", value: m.tags.join(", ") });
+      const value = await vscode.window.showInputBox({ title: "Tags", prompt: "Comma-separated", value: m.tags.join(", "), ignoreFocusOut: true });
       if (value !== undefined) await this.update({ id: m.id, tags: value.split(",").map((t) => t.trim()).filter(Boolean) }, "edited");
     } else if (pick.field === "importance") {
       const value = await vscode.window.showInputBox({
@@ -403,6 +405,7 @@ export class MemoryBrowser implements vscode.Disposable {
         prompt: "Between 0 and 1",
         value: m.importance.toFixed(2),
         validateInput: (v) => (/^(0(\.\d+)?|1(\.0+)?)$/.test(v.trim()) ? undefined : "A number between 0 and 1"),
+        ignoreFocusOut: true,
       });
       if (value !== undefined) await this.update({ id: m.id, importance: Number(value) }, "edited");
     } else if (pick.field === "status") {
