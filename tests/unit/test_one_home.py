@@ -14,6 +14,7 @@ from nous.engine import file_path, uri_to_path
 from nous.errors import InvalidMemory
 from nous.memory import scope, turns
 from nous.memory.model import Draft
+from nous.memory.store import MemoryStore
 from nous.protocol import SessionParams, TurnParams, keeps_turns
 from nous.text import words
 
@@ -141,3 +142,23 @@ def test_no_module_spells_the_replaced_expressions_again() -> None:
         ast.parse(source)
         found += [f"{name}: {m.group(0)}" for m in spelled.finditer(source)]
     assert not found, "\n".join(found)
+
+
+def test_the_gate_stems_words_as_the_full_text_search_does(store: MemoryStore) -> None:
+    """One stemmer (issue 29 item 5): the gate's word features and SQLite FTS5's `porter`
+    tokenizer give every word the same stem, read from the store's own full-text vocabulary."""
+    from nous.context import relevance
+
+    text = (
+        "requests running configuration configured dependencies generalizes pulled tests testing "
+        "databases authentication migrations relational happily agreed sized conditional ponies "
+        "caresses generously hopefulness electrical adding"
+    )
+    store.remember(Draft(kind="fact", content=text, scope="project:demo"))
+    conn = store._conn
+    conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
+    fts = {row[0] for row in conn.execute("SELECT term FROM temp.vocab")}
+    assert {relevance.stem(w) for w in text.split()} <= fts
+    assert relevance.stem("dependencies") == relevance.stem(
+        "depend"
+    )  # the old list said "dependency"
