@@ -387,3 +387,31 @@ def test_chat_turns_compete_with_the_documents_that_answer(shop: MemoryStore) ->
         request = pipeline.Request(input=question, mode=mode, budget=2000)
         ungated = items(pipeline.assemble(shop, off, VIEW, request))
         assert any(turn in t for t in ungated for turn in CHAT), (mode, ungated)
+
+
+def test_an_old_chat_turn_does_not_raise_the_floor_over_the_document_that_answers(
+    real_store: MemoryStore,
+) -> None:
+    """A chat turn's relevance is the search's blend, not the gate model's probability: an old
+    turn that repeats the question's words (blend ≈ 0.9) once set the relative floor (half the
+    best item's relevance) over the ADR that answers (≈ 0.3), and the user got their own turn
+    back instead of the decision."""
+    from nous.memory import turns
+
+    adr = ("# ADR 3: HTTP client (status: accepted)\n\nWe use httpx for every outbound HTTP "
+           "call; it gives us async and HTTP/2. The requests library is not used in new code.")  # fmt: skip
+    real_store.remember_many([
+        Draft(kind="decision", content=adr, source="file:docs/adr/0003-http-client.md#adr-3",
+              scope="project:shop"),
+        *(turns.draft("old", n, t, scope="project:shop") for n, t in enumerate([
+            "Could we add the requests library to the HTTP client? It would make the code simpler.",
+            "I tried the requests library in the HTTP client yesterday and it felt faster.",
+        ])),
+    ])  # fmt: skip
+    real_store.wait_embedded()
+    question = "Can I add the requests library to speed up the HTTP client?"
+    for mode in ("recall", "turn"):
+        result = ask(real_store, question, mode, 2000)
+        episodes = [i for s in result.sections for i in s.items if i.kind == "episode"]
+        assert episodes and episodes[0].terms["relevance"] > 0.6  # the turn is on its own scale
+        assert any("We use httpx" in t for t in items(result)), (mode, result.dropped)

@@ -56,11 +56,7 @@ def admit(
     stacked: np.ndarray | None = None  # kept_vecs as one matrix
     candidates = _chat_turns_out(query, candidates, work)
     candidates = echo.drop(req.input, req.session_id, candidates, work)  # no echoes (design §10)
-    top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
-    # A chat turn must be competitive with the best document: in a store of turns alone their
-    # LoCoMo-calibrated floor holds, beside harvested docs that answer it stays out.
-    beside = max((c.terms.get("relevance", 0.0) for c in candidates
-                  if not apart(query, c.memory)), default=0.0)  # fmt: skip
+    top = best(query, candidates)
     history = query.history
     # The floor admits documents: a further section of a document that is in (merged into its
     # item later, where only its units that share the question's words are drawn) needs only
@@ -69,7 +65,7 @@ def admit(
         doc
         for c in candidates
         if (doc := items.document_of(c.memory))
-        and c.terms.get("relevance", 0.0) >= floor(query, c.memory, top, history, beside)
+        and c.terms.get("relevance", 0.0) >= floor(query, c.memory, top, history)
     }
     vectors = _vectors_of(store, candidates, vectors)
     if req.mode == "recall" and standing:  # recall: the few most relevant prohibitions only
@@ -92,7 +88,7 @@ def admit(
         if c.terms["scopeFactor"] <= config.scoring.scope_factors["other_language"]:
             work.drop(c, "scope")
             continue
-        least = floor(query, m, top, history, beside)
+        least = floor(query, m, top, history)
         if items.document_of(m) in leading:
             least = min(least, config.gate.sibling)
         below = c.terms.get("relevance", 0.0) < least
@@ -136,9 +132,9 @@ def admit(
             if stacked is None:  # stacked again only when one more is kept
                 stacked = np.stack(kept_vecs)
             sims = stacked @ vec
-            best = int(np.argmax(sims))
-            if float(sims[best]) > config.scoring.dedup_selected_cosine:
-                work.drop(c, "duplicate", f"of {vec_owners[best].memory.id}")
+            nearest = int(np.argmax(sims))
+            if float(sims[nearest]) > config.scoring.dedup_selected_cosine:
+                work.drop(c, "duplicate", f"of {vec_owners[nearest].memory.id}")
                 continue
         if not merges:
             per_kind[m.kind] = per_kind.get(m.kind, 0) + 1
@@ -180,16 +176,27 @@ def _chat_turns_out(query: Query, candidates: list[Scored], work: items.Work) ->
     return out
 
 
-def floor(query: Query, memory: Memory, top: float, history: bool, beside: float = 0.0) -> float:
-    """The relevance `memory` must reach for this request (design §2.5). A question about
-    history ("what changed recently?", "last time") lets commits in by their priors (recency
-    first; the plan's episode limit bounds how many). A conversation memory also needs a share
-    of `beside`, the best relevance among the other candidates (`gate.episode_relative`)."""
+def best(query: Query, candidates: list[Scored]) -> float:
+    """The best relevance among the candidates gated on the model's probability: a chat turn's
+    relevance is the search's blend (`retrieval.apart`), on another scale, so it sets no
+    relative floor. An old turn that repeats the question's words (blend 0.87) once held out
+    the ADR that answers it (0.28)."""
+    return max((c.terms.get("relevance", 0.0) for c in candidates
+                if not apart(query, c.memory)), default=0.0)  # fmt: skip
+
+
+def floor(query: Query, memory: Memory, top: float, history: bool) -> float:
+    """The relevance `memory` must reach for this request (design §2.5), `top` being the best
+    document's (`best`). A question about history ("what changed recently?", "last time") lets
+    commits in by their priors (recency first; the plan's episode limit bounds how many). A
+    conversation memory needs its LoCoMo-calibrated floor and a share of `top`: beside
+    harvested docs that answer, a chat turn must compete (`gate.episode_relative`); in a store
+    of turns alone the floor holds."""
     gate = query.config.gate
     if not query.input.strip() or (history and (memory.source or "").startswith("git:")):
         return 0.0
     if apart(query, memory):
-        return max(gate.kinds[memory.kind], gate.episode_relative * beside)
+        return max(gate.kinds[memory.kind], gate.episode_relative * top)
     least = float(getattr(gate, query.mode))
     # recall and a turn take what is near their best item, not just over the floor
     relative = {"recall": gate.recall_relative, "turn": gate.turn_relative}.get(query.mode, 0.0)

@@ -81,7 +81,7 @@ def _renderings(
     item: `admitted` is the mode's floor); a chat start, whose tiers leave no room to grow,
     keeps its best section whole and then the others' extract."""
     lead = next((c for c in candidates if c.memory.id in merged), None)
-    top = max((c.terms.get("relevance", 0.0) for c in candidates), default=0.0)
+    top = gates.best(query, candidates)
     answers = query.mode != "startup" and lead is not None
     return items.Renderings(
         store, query.terms, places.shares(query, candidates, short),
