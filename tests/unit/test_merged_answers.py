@@ -5,13 +5,19 @@ only repeats the question's words."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from nous.context import chat, items, pipeline, placement, relevance
 from nous.context import config as configs
-from nous.context import items, pipeline, placement, relevance
 from nous.context.score import Scored
+from nous.engine import Engine
+from nous.memory.embedder import OnnxEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
+from nous.protocol import RecallParams
+from nous.settings import Settings
 
 DEFAULTS = configs.defaults()
 CONFIG = DEFAULTS.model_copy(
@@ -220,3 +226,44 @@ def test_sections_of_one_document_take_one_slot_of_the_plan(
     [item] = [i for s in result.sections for i in s.items]
     assert item.id == release_guide["release-candidates"]
     assert release_guide["fixes-after-a-candidate"] in item.merged, result.dropped
+
+
+L10N_AGENTS = "# agents.md\n\nGuidance for coding agents working in this repository.\n\n## Global Principles\n\n### Frontend Build\n\nThe frontend is built once and deployed to every environment. Environment-specific values cannot be baked into the build.\n\n### Translations Submodule\n\n`shop/locales/` is a separate git repository that holds the frontend's messages. Always clone with `--recurse-submodules`, or the build finds no messages. Updated automatically by daily jobs.\n\n### Code Quality\n\n- Use clear variable names.\n- Keep functions short.\n"
+
+L10N_DOC = "# Localization\n\nHow the shop gets its translated messages, and how developers work with them.\n\n## Development Workflows\n\n### Loading Translations\n\nThe translated messages live in a separate repository, included here as a git submodule that points at a specific commit. When you clone the shop, you can fetch the messages too: `git clone --recurse-submodules https://example.com/shop.git`. If you cloned without `--recurse-submodules`, set the messages up with `git submodule init` and then `git submodule update`. When you check out a branch, `git status` may report that `shop/locales` changed: the submodule commit is out of step with the branch. Run `git submodule update --remote` to bring it in step, or set `git config --global submodule.recurse true` so that every checkout and pull updates the submodule for you. The frontend build reads the messages from `shop/locales/en/` at build time, so an empty folder gives a build without any messages.\n\n### Nightly Translation Updates\n\nA scheduled job runs every night. It updates the `shop/locales` submodule to the newest commit of the messages repository and opens a pull request when anything changed. Review it like any other pull request: the messages are plain Fluent files, one folder per locale, and the job never touches application code. When the job fails, its log names the locale whose files did not parse; fix the file in the messages repository, not here, and the next night's run picks it up.\n\n### Submitting Pending Translations\n\nThe `shop/locales` folder is a checkout of the messages repository. It is an `https` checkout by default, so pushing a branch asks for a password. To push with your SSH key instead, run `cd shop/locales` and `git remote set-url origin git@example.com:shop/locales.git`. To prepare new strings for translation, check out the main branch of the messages repository, copy the pending strings from `frontend/pendingTranslations.ftl` into the matching files under `shop/locales/en/`, commit them there and open a pull request against the messages repository. Once it merges, update the submodule here.\n\n### Reverting a Translation Commit\n\nFind the commit that changed the submodule with `git log -- shop/locales`, revert it, and update the submodule pointer in the same pull request. Never edit the files inside the submodule from this repository's branches.\n"
+
+
+def test_growing_a_recalls_extracts_never_costs_an_item_placed_before(
+    tmp_path: Path, real_embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall's unspent budget grows the extracts it cut (`placement.spend_spare`) and the
+    answer is placed again; growing must not cost an item already placed its rendering. The
+    rule "`shop/locales/` is a separate git repository … Always clone with
+    `--recurse-submodules`" was squeezed to its micro line, or out, when the extract before it
+    took the whole spare and the layers' headings the rest (fx-private-relay's 06 lost its
+    strict hit that way)."""
+    workspace = tmp_path / "ws"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "AGENTS.md").write_text(L10N_AGENTS)
+    (workspace / "docs" / "l10n.md").write_text(L10N_DOC)
+    engine = Engine(Settings(db=tmp_path / "m.db"), workspace, embedder=real_embedder)
+    grow = placement.spend_spare
+    question = ("After cloning, shop/locales/ is empty and the frontend build can't find any "
+                "messages. What did I miss?")  # fmt: skip
+    try:
+        engine.harvest()
+        grew = 0
+        for budget in range(160, 420, 20):
+            params = RecallParams(query=question, budget=budget)
+            monkeypatch.setattr(placement, "spend_spare", lambda *args: False)
+            first = chat.recall(engine, params)
+            monkeypatch.setattr(placement, "spend_spare", grow)
+            final = chat.recall(engine, params)
+            after = {i.id: i.tokens for s in final.sections for i in s.items}
+            for item in (i for s in first.sections for i in s.items):
+                assert after.get(item.id, 0) >= item.tokens, (budget, item.text, final.text)
+            assert final.tokens <= budget
+            grew += final.tokens > first.tokens
+        assert grew  # the spare was spent somewhere
+    finally:
+        engine.store.close()

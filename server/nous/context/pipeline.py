@@ -58,8 +58,8 @@ def assemble(store: Store, config: Config, view: View, req: Request) -> ContextR
     alloc = placement.place()
     # a recall's budget binds: what an answer left grows the extracts it cut, and it is placed
     # again
-    if query.mode == "recall" and places.spend_spare(query, alloc, renderings):
-        alloc = placement.place()
+    if query.mode == "recall":
+        alloc = places.place_spare(query, placement, alloc)
     for scored in alloc.over_budget:
         work.drop(scored, "budget")
     return ContextResult(

@@ -1,7 +1,7 @@
 """Where admitted items go (design §2.7): the layers a mode renders (`blocks`), the layer and the
 bucket of each item, the buckets' caps scaled to the budget (`layout`), each item's share of the
 budget for its extract (`shares`), and the placement itself (`Placement`), placed again when a
-recall's unspent budget grows the extracts it cut (`spend_spare`)."""
+recall's unspent budget grows the extracts it cut (`place_spare`)."""
 
 from __future__ import annotations
 
@@ -188,11 +188,47 @@ def placement(
     return Placement(layout, placing, renderings, renderings.counter, censors)
 
 
-def spend_spare(query: Query, alloc: budget.Allocation, renderings: items.Renderings) -> bool:
-    """The budget a recall left unspent goes to the extracts that were cut, best first, each up
-    to an item's most (`gate.item_max`): the answer is often the next sentences of a section the
-    question's words led to. True when a share grew (the answer is placed again)."""
+def place_spare(query: Query, placement: Placement, alloc: budget.Allocation) -> budget.Allocation:
+    """A recall's answer placed again after its unspent budget grew the extracts it cut
+    (`spend_spare`), unless growing costs an item already placed part of its rendering: then
+    the growth is what is left after that cost, or none. A 36-token rule ("… is a separate git
+    repository. Always clone with `--recurse-submodules`.") was cut to its micro line when the
+    extract before it took the whole spare and the layers' headings the rest."""
+    renderings = placement.renderings
+    before = dict(renderings.shares)
     spare = query.budget - alloc.tokens
+    for _ in range(3):
+        if not spend_spare(query, alloc, renderings, spare):
+            break
+        again = placement.place()
+        cost = _cost(alloc, again)
+        if cost == 0:
+            return again
+        _restore(renderings, before)
+        spare -= cost
+    _restore(renderings, before)
+    return placement.place()
+
+
+def _cost(before: budget.Allocation, after: budget.Allocation) -> int:
+    """The tokens the items placed `before` lost in `after` (all of an item no longer placed)."""
+    now = {p.scored.memory.id: p.tokens for p in after.placed}
+    return sum(max(0, p.tokens - now.get(p.scored.memory.id, 0)) for p in before.placed)
+
+
+def _restore(renderings: items.Renderings, shares: dict[str, int]) -> None:
+    for memory_id, share in shares.items():
+        if renderings.shares.get(memory_id) != share:
+            renderings.shares[memory_id] = share
+            renderings.forget(memory_id)
+
+
+def spend_spare(
+    query: Query, alloc: budget.Allocation, renderings: items.Renderings, spare: int
+) -> bool:
+    """`spare` tokens a recall left unspent go to the extracts that were cut, best first, each
+    up to an item's most (`gate.item_max`): the answer is often the next sentences of a section
+    the question's words led to. True when a share grew (the answer is placed again)."""
     top, grown = most(query), False
     for placed in alloc.placed:
         if spare < SPARE_STEP:
