@@ -190,10 +190,11 @@ def placement(
 
 def place_spare(query: Query, placement: Placement, alloc: budget.Allocation) -> budget.Allocation:
     """A recall's answer placed again after its unspent budget grew the extracts it cut
-    (`spend_spare`), unless growing costs an item already placed part of its rendering: then
-    the growth is what is left after that cost, or none. A 36-token rule ("… is a separate git
-    repository. Always clone with `--recurse-submodules`.") was cut to its micro line when the
-    extract before it took the whole spare and the layers' headings the rest."""
+    (`spend_spare`), unless growing costs an item admitted on its relevance part of its
+    rendering (`_cost`): then the growth is what is left after that cost, or none. A 36-token
+    rule ("… is a separate git repository. Always clone with `--recurse-submodules`.") was cut
+    to its micro line when the extract before it took the whole spare and the layers' headings
+    the rest."""
     renderings = placement.renderings
     before = dict(renderings.shares)
     spare = query.budget - alloc.tokens
@@ -201,7 +202,7 @@ def place_spare(query: Query, placement: Placement, alloc: budget.Allocation) ->
         if not spend_spare(query, alloc, renderings, spare):
             break
         again = placement.place()
-        cost = _cost(alloc, again)
+        cost = _cost(alloc, again, placement.censors)
         if cost == 0:
             return again
         _restore(renderings, before)
@@ -210,10 +211,17 @@ def place_spare(query: Query, placement: Placement, alloc: budget.Allocation) ->
     return placement.place()
 
 
-def _cost(before: budget.Allocation, after: budget.Allocation) -> int:
-    """The tokens the items placed `before` lost in `after` (all of an item no longer placed)."""
+def _cost(before: budget.Allocation, after: budget.Allocation, censors: frozenset[str]) -> int:
+    """The tokens the items placed `before` lost in `after` (all of an item no longer placed).
+    An item in by the censors layer alone may shrink (it is in by its layer, not by relevance:
+    as a one-liner if need be) but not leave."""
     now = {p.scored.memory.id: p.tokens for p in after.placed}
-    return sum(max(0, p.tokens - now.get(p.scored.memory.id, 0)) for p in before.placed)
+    lost = 0
+    for p in before.placed:
+        memory_id = p.scored.memory.id
+        if memory_id not in censors or memory_id not in now:
+            lost += max(0, p.tokens - now.get(memory_id, 0))
+    return lost
 
 
 def _restore(renderings: items.Renderings, shares: dict[str, int]) -> None:
