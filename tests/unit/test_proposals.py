@@ -18,6 +18,7 @@ from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import ContextParams, RecallParams
 from nous.settings import Settings
+from nous.text import words
 
 
 @pytest.mark.parametrize(
@@ -44,11 +45,11 @@ def test_the_alternative_weighs_less_than_the_subject() -> None:
     proposal = relevance.query(
         "move the memory store to postgres", {"postgres": 1}, 5, alternative=["move", "Postgres"]
     )
-    postgres = relevance.stem("postgres")
+    postgres = words.stem("postgres")
     assert proposal.weights[postgres] == pytest.approx(
         relevance.ALTERNATIVE_WEIGHT * plain.weights[postgres]
     )
-    assert proposal.weights[relevance.stem("memory")] == plain.weights[relevance.stem("memory")]
+    assert proposal.weights[words.stem("memory")] == plain.weights[words.stem("memory")]
     adr = (
         "# ADR 1: One SQLite file in WAL mode as the memory store\n\nKeep all memories in one file."
     )

@@ -17,6 +17,7 @@ from nous.evaluation.repos_metrics import Injected, judge
 from nous.memory.embedder import OnnxEmbedder
 from nous.protocol import ContextParams, ContextResult, RecallParams
 from nous.settings import Settings
+from nous.text import words
 
 
 def test_background_rarity_orders_words_a_tiny_store_cannot() -> None:
@@ -26,7 +27,7 @@ def test_background_rarity_orders_words_a_tiny_store_cannot() -> None:
     assert rarity.store_rarity(1, 5) == rarity.store_rarity(1, 5)
     query = relevance.query("can I add a dependency", {"add": 1, "dependency": 1}, 5)
     # … but the blend still weighs the rare word over the common one (weights are by stem)
-    dependency, add = relevance.stem("dependency"), relevance.stem("add")
+    dependency, add = words.stem("dependency"), words.stem("add")
     assert query.weights[dependency] > query.weights[add]
     # a large store's own statistics dominate the background
     big = relevance.query("add dependency", {"add": 2, "dependency": 5000}, 20_000)

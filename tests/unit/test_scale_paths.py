@@ -13,7 +13,7 @@ from nous.memory import fts, reads
 from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
-from nous.text import tokens
+from nous.text import tokens, words
 
 
 def test_prune_keeps_the_rare_words_and_the_rarest_when_all_are_common() -> None:
@@ -38,7 +38,7 @@ def test_a_large_store_finds_by_the_rare_word_without_the_common_one(
 
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz _.:-ÄÉ09", max_size=80))
 def test_cached_stems_equal_stemming_every_word(text: str) -> None:
-    assert relevance.stems(text) == frozenset(relevance.stem(w) for w in relevance.words(text))
+    assert relevance.stems(text) == frozenset(words.stem(w) for w in words.content_words(text))
 
 
 def test_always_on_sees_a_pin_made_after_it_was_asked(store: MemoryStore) -> None:

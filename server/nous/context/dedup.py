@@ -4,18 +4,21 @@ client already injects."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from nous.text.words import split
+
 Matrix = npt.NDArray[np.float32]
-_WORD = re.compile(r"\b\w{3,}\b")
+SHORTEST = 3
+"""Words shorter than this do not count towards a Jaccard: "a", "is", "of" are in every text."""
 
 
 def words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+    """`text`'s distinct words (`text.words.split`) of SHORTEST letters or more."""
+    return {w for w in split(text) if len(w) >= SHORTEST}
 
 
 def jaccard(a: str | set[str], b: str | set[str]) -> float:

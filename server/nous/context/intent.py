@@ -7,6 +7,8 @@ import re
 
 from pydantic import BaseModel, Field
 
+from nous.text import words
+
 _GREETING = re.compile(
     r"^\s*(hey|hi|hello|hiya|howdy|sup|yo|good (morning|afternoon|evening)|what'?s up|thanks|"
     r"thank you)\b[\s!.,?]*(there|nous|all|everyone|team)?[\s!.,?]*$",
@@ -26,7 +28,7 @@ _SMALL_TALK_MAX_WORDS = 12
 def small_talk(text: str) -> bool:
     """Greetings, thanks and pleasantries ("hey, good morning!", "hi there 👋", "thanks, that
     worked", "good morning! how are you?"): every word is small talk and there are few."""
-    found = re.findall(r"[a-z']+", text.lower().replace("’", "'"))
+    found = words.letters(text, apostrophes=True)
     if not found or len(found) > _SMALL_TALK_MAX_WORDS:
         return not found and bool(text.strip()) and not re.search(r"\w", text)
     return all(w in _SMALL_TALK for w in found)
@@ -98,7 +100,7 @@ def alternative(text: str) -> list[str]:
     for pattern in _ALTERNATIVE:
         found = pattern.search(text)
         if found:
-            target = re.findall(r"[\w][\w.+#-]*", found.group("target"))
+            target = words.names(found.group("target"))
             if 0 < len(target) <= _ALTERNATIVE_WORDS:
                 verb = found.groupdict().get("verb")
                 return [verb, *target] if verb else target
@@ -112,14 +114,6 @@ _DATE = re.compile(
     r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
     r"dec)[a-z]*\.? \d{1,2}(st|nd|rd|th)?)\b",
     re.I,
-)
-_STOP = frozenset(
-    (
-        "about after again also because been before being could does doing don't from have here "
-        "into just like make more most much need only other over should some such than that "
-        "their them then there these they this those through under very want what when where "
-        "which while with would your yours please thanks"
-    ).split()
 )
 _TASKS = [
     ("debugging", re.compile(r"\b(bug|error|exception|crash|fail\w*|debug\w*|traceback|fix)\b", re.I)),
@@ -166,10 +160,10 @@ def signals(text: str) -> Intent:
     entities: list[str] = []
     for pattern in (_PATH, _IDENT, _DATE):
         entities += [m.group(0) for m in pattern.finditer(text)]
-    entities += [m.group(0) for m in _NAME.finditer(text) if m.group(0).lower() not in _STOP]
+    stop = words.INTENT_STOP
+    entities += [m.group(0) for m in _NAME.finditer(text) if m.group(0).lower() not in stop]
     intent.entities = list(dict.fromkeys(entities))[:20]
-    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]{3,}", text)]
-    intent.keywords = [w for w in dict.fromkeys(words) if w not in _STOP][:12]
+    intent.keywords = [w for w in dict.fromkeys(words.keywords(text)) if w not in stop][:12]
     for task, pattern in _TASKS:
         if pattern.search(text):
             intent.task = task

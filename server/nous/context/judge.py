@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from nous.context import dedup, rarity, relevance
 from nous.memory.embedder import Vector
+from nous.text import words
 
 FEATURES = ("cosine", "lift", "rare", "rare_sentence", "jaccard")
 MAX_SENTENCES = 48
@@ -63,8 +64,8 @@ def _prose(text: str) -> list[str]:
 def weights(text: str) -> dict[str, float]:
     """{stem: background rarity} of the text's content words (a stem takes its rarest word)."""
     out: dict[str, float] = {}
-    for word in relevance.words(text):
-        stem = relevance.stem(word)
+    for word in words.content_words(text):
+        stem = words.stem(word)
         out[stem] = max(out.get(stem, 0.0), rarity.background(word))
     return out
 

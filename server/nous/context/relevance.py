@@ -2,8 +2,9 @@
 units by. The gate model is a logistic regression over `FEATURES`, fitted leave-one-repository-out
 on the repository development set (`scripts/fit-gate`): its output is the probability that the
 memory holds the answer, calibrated (docs/benchmarks.md has the reliability table), so one floor
-serves every store. Word weights blend the store's IDF with background English rarity
-(`rarity.py`), so a store of five memories still weighs its words sensibly.
+serves every store. Its words are `text/words.py`'s `content_words`, stemmed; their weights
+blend the store's IDF with background English rarity (`rarity.py`), so a store of five memories
+still weighs its words sensibly.
 """
 
 from __future__ import annotations
@@ -11,37 +12,12 @@ from __future__ import annotations
 import functools
 import math
 import re
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-import snowballstemmer
-
 from nous.context import rarity
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9_]*(?:[.:-][a-z0-9_]+)*")
-STOP = frozenset(
-    """a an and are as at be been being but by can could did do does doing done for from had has
-    have having how i if in into is it its just me my no not of on or our ours out over own so
-    some such than that the their them then there these they this those through to too under up
-    very was we were what when where which while who whom why will with would you your yours
-    should shall may might must ok okay about also any all each more most other only same here
-    get got use using used want need make like new one two way thing things lot really still now
-    let lets please tell know see show give take just""".split()
-)
-_PORTER = snowballstemmer.stemmer("porter")
-_PORTER_LOCK = threading.Lock()  # a snowball stemmer keeps its word in itself while it works
-
-
-@functools.lru_cache(maxsize=16_384)
-def stem(word: str) -> str:
-    """`word`'s Porter stem: the stemmer of SQLite FTS5's `porter` tokenizer, which the full-text
-    search runs (`memory/fts.py`), so the gate's word features and the search agree on what one
-    word is ("requests" and "request", "configuration" and "configure")."""
-    with _PORTER_LOCK:
-        return str(_PORTER.stemWord(word))
-
+from nous.text import words
 
 SYNONYMS = {
     "pr": ("pull", "request"),
@@ -61,29 +37,16 @@ _LONG_FORMS = {" ".join(v): k for k, v in SYNONYMS.items()}
 def expand(text: str) -> str:
     """`text` with each shorthand's long form and each long form's shorthand appended."""
     lowered = text.lower()
-    extra = [" ".join(SYNONYMS[w]) for w in re.findall(r"[a-z]+", lowered) if w in SYNONYMS]
+    extra = [" ".join(SYNONYMS[w]) for w in words.letters(lowered) if w in SYNONYMS]
     extra += [short for long, short in _LONG_FORMS.items() if long in lowered]
     return f"{text} {' '.join(extra)}" if extra else text
 
 
-def words(text: str) -> list[str]:
-    """Lowercase content words of `text` (identifiers split at `_`/`.`/`:`/`-` too)."""
-    out: list[str] = []
-    for token in _WORD.findall(text.lower()):
-        parts = [token, *_JOINERS.split(token)] if _JOINER.search(token) else [token]
-        out += [p for p in parts if p and p not in STOP and len(p) > 1]
-    return out
-
-
-_JOINER = re.compile(r"[._:-]")
-_JOINERS = re.compile(r"[._:-]+")
-
-
 @functools.lru_cache(maxsize=16_384)
 def stems(text: str) -> frozenset[str]:
-    """The stems of `words(text)` (a token's are computed once per process: the vocabulary is
-    small, the texts many)."""
-    return frozenset(chain.from_iterable(map(_token_stems, _WORD.findall(text.lower()))))
+    """The stems of `words.content_words(text)` (a compound's are computed once per process: the
+    vocabulary is small, the texts many)."""
+    return frozenset(chain.from_iterable(map(_compound_stems, words.compounds(text))))
 
 
 ECHO_WORDS = 3
@@ -98,9 +61,8 @@ def says_again(asked: frozenset[str], text: str) -> bool:
 
 
 @functools.lru_cache(maxsize=65_536)
-def _token_stems(token: str) -> tuple[str, ...]:
-    parts = [token, *_JOINERS.split(token)] if _JOINER.search(token) else [token]
-    return tuple(stem(p) for p in parts if p and p not in STOP and len(p) > 1)
+def _compound_stems(compound: str) -> tuple[str, ...]:
+    return tuple(words.stem(p) for p in words.pieces(compound) if words.is_content(p))
 
 
 @dataclass(frozen=True)
@@ -162,11 +124,11 @@ def query(
     holding it; the words of `alternative` weigh ALTERNATIVE_WEIGHT of their rarity."""
     weights: dict[str, float] = {}
     seen: set[str] = set()
-    muted = {stem(w) for w in words(" ".join(alternative))}
-    for word in dict.fromkeys(words(text)):
+    muted = {words.stem(w) for w in words.content_words(" ".join(alternative))}
+    for word in dict.fromkeys(words.content_words(text)):
         # counted a moment apart (or from a cache), a word's count can pass the total: clamp
         df = min(max(0, frequencies.get(word, 0)), total)
-        key = stem(word)
+        key = words.stem(word)
         weight = rarity.blended(word, df, total, store_half)
         if key in muted:
             weight *= ALTERNATIVE_WEIGHT
@@ -178,12 +140,12 @@ def query(
 
 def without(text: str, drop: Sequence[str]) -> str:
     """`text` without the words of `drop` (compared stemmed)."""
-    gone = {stem(w) for w in words(" ".join(drop))}
+    gone = {words.stem(w) for w in words.content_words(" ".join(drop))}
     return " ".join(w for w in re.findall(r"\S+", text) if not (stems(w) and stems(w) <= gone))
 
 
 def query_words(text: str) -> list[str]:
-    return list(dict.fromkeys(words(text)))
+    return list(dict.fromkeys(words.content_words(text)))
 
 
 FEATURES = ("cosine", "coverage", "heading", "unit", "rarest", "lexical", "closeness", "asked")

@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from nous.context import dedup, judge, relevance
+from nous.context import dedup, judge
 from nous.context.config import Config
 from nous.evaluation import locomo
 from nous.evaluation.data import LOCOMO_SPLITS, Conversation
 from nous.evaluation.gate_fit import auc, fit, predict
 from nous.evaluation.harness import progress
 from nous.memory.embedder import Embedder
+from nous.text import words
 
 NEGATIVES = 5
 """Non-evidence turns injected beside the evidence: the question's nearest by cosine."""
@@ -78,16 +79,16 @@ def rows(
             reply_vectors = embedder.embed_many(parts)
             items = [texts[i] for i in chosen]
             feats = judge.features(reply, items, reply_vectors, turn_vectors[chosen], parts)
-            words = dedup.words(reply)
+            said = dedup.words(reply)
             for i, (turn, values) in enumerate(zip(chosen, feats, strict=True)):
                 mine = dedup.words(texts[turn])
                 out.append({
                     "conversation": conv.sample_id, "question": q.question,
                     "category": q.category, "turn": conv.turns[turn].dia_id,
                     "y": int(i < len(evidence)), "x": list(values),
-                    "words": len(relevance.words(reply)),
-                    "jaccard": dedup.jaccard(mine, words),
-                    "containment": dedup.containment(mine, words),
+                    "words": len(words.content_words(reply)),
+                    "jaccard": dedup.jaccard(mine, said),
+                    "containment": dedup.containment(mine, said),
                 })  # fmt: skip
         progress(f"judge {conv.sample_id}: {len(questions)} questions, "
                  f"{time.perf_counter() - started:.0f}s")  # fmt: skip

@@ -3,96 +3,12 @@
 
 from __future__ import annotations
 
-from nous.text.words import split
-
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        # near-stopwords in questions to a coding assistant
-        "use",
-        "using",
-        "used",
-        "should",
-        "could",
-        "can",
-        "get",
-        "make",
-        "need",
-        "want",
-        "like",
-        "also",
-        "just",
-        "about",
-        "any",
-        "some",
-        "there",
-        "here",
-    ]
-)
+from nous.text.words import SEARCH_STOP, split
 
 
 def fts_terms(text: str) -> list[str]:
     """The query's non-stop words, lower-cased, each once, in order (at most 64)."""
-    words = [w for w in split(text) if w not in _STOPWORDS]
+    words = [w for w in split(text) if w not in SEARCH_STOP]
     return list(dict.fromkeys(words))[:64]
 
 

@@ -23,6 +23,7 @@ import re
 from pathlib import PurePosixPath
 
 from nous.text.markdown import Block, Document, Section, parse, render_block
+from nous.text.words import letters
 from nous.workspace.harvest import records, succession
 from nous.workspace.harvest.model import Harvested
 
@@ -159,8 +160,7 @@ def _status_text(doc: Document) -> str:
 def read_status(doc: Document) -> tuple[str | None, str | None, str]:
     """(lifecycle status, successor reference, the status as written)."""
     raw = " ".join(_status_text(doc).split())
-    words = re.findall(r"[a-z]+", raw.lower())
-    word = next((w for w in words if w in STATUS), None)
+    word = next((w for w in letters(raw) if w in STATUS), None)
     successor = None
     if word in ("superseded", "replaced"):
         link = re.search(r"(?:superseded|replaced) by\s*:?\s*\[?([^\]\n]*)\]?", raw, re.I)
