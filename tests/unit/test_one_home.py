@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import ast
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from nous.engine import file_path, uri_to_path
 from nous.errors import InvalidMemory
-from nous.memory import scope, turns
+from nous.memory import fts, scope, turns
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.protocol import SessionParams, TurnParams, keeps_turns
@@ -114,14 +115,187 @@ def test_only_a_file_uri_has_a_file_path() -> None:
     assert file_path("/tmp/x") is None
 
 
-# -- the full-text word splitter ---------------------------------------------------------------
+# -- words: one tokenizer, one identifier split, one stop list, one stemmer --------------------
+
+FTS5_TOKENIZE = "porter unicode61 remove_diacritics 2"
+SAMPLES = [
+    "Why does the PR_bot fail?",
+    "café — naïve 2nd-try x.y:z ÉCOLE_42 über Straße İstanbul Ångström",
+    "snake_case_name dotted.module.name kebab-case-name std::vec::Vec 'quoted' don't it’s",
+    "v2.3.1 0x1F 3.14 1,000 ½ ²3 Ⅻ ٣٤ line\nbreak\ttab",
+    "Ωμέγα ά Привет мир ё й 日本語 テスト 한국어 ǅ ſ µ e\u0301x x\ue000y",
+    "emoji 👋 ok… «quotes» — dash–dash a\u200db ﬁle Ａｂｃ",
+]
 
 
-@pytest.mark.parametrize(
-    "text", ["Why does the PR_bot fail?", "café — naïve 2nd-try x.y:z", "", "   ", "ÉCOLE_42 über"]
-)
-def test_the_splitter_is_the_expression_it_replaced(text: str) -> None:
+def _fts5(conn: sqlite3.Connection, texts: list[str], tokenize: str) -> list[list[str]]:
+    """Each of `texts` tokenized by SQLite FTS5 itself, read back with `fts5vocab`."""
+    conn.execute(f"CREATE VIRTUAL TABLE temp.t USING fts5 (x, tokenize='{tokenize}')")
+    conn.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(temp, t, instance)")
+    conn.executemany("INSERT INTO temp.t (rowid, x) VALUES (?, ?)", enumerate(texts, 1))
+    out: list[list[str]] = [[] for _ in texts]
+    for doc, term in conn.execute("SELECT doc, term FROM temp.v ORDER BY doc, offset"):
+        out[doc - 1].append(term)
+    conn.execute("DROP TABLE temp.v")
+    conn.execute("DROP TABLE temp.t")
+    return out
+
+
+def test_the_store_indexes_with_the_tokenizer_the_words_spell(store: MemoryStore) -> None:
+    """`words.tokens` and `words.stem` spell this tokenizer: a change to it changes them."""
+    (sql,) = store._conn.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'memories_fts'"
+    ).fetchone()
+    assert f"tokenize='{FTS5_TOKENIZE}'" in sql
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_the_tokens_are_fts5s(text: str) -> None:
+    """Which characters make a token, case folding and diacritics, as SQLite FTS5 has them."""
+    (fts5,) = _fts5(sqlite3.connect(":memory:"), [text], FTS5_TOKENIZE.removeprefix("porter "))
+    assert words.tokens(text) == fts5
+
+
+def test_every_latin_character_tokenizes_as_in_fts5() -> None:
+    """Each character of ASCII, Latin-1 and Latin Extended-A/B (and the combining diacritics)
+    inside a word and alone: the whole range FTS5's diacritic table covers for Latin text."""
+    texts = [f"a{chr(c)}b {chr(c)}" for c in range(0x20, 0x370)]
+    fts5 = _fts5(sqlite3.connect(":memory:"), texts, FTS5_TOKENIZE.removeprefix("porter "))
+    wrong = [(t, w, f) for t, f in zip(texts, fts5, strict=True) if (w := words.tokens(t)) != f]
+    assert not wrong, wrong[:10]
+
+
+def test_a_token_is_letters_digits_and_private_use() -> None:
+    assert words.tokens("a_b-c.d:e'f’g/h") == list("abcdefgh")  # `_` too separates, as in FTS5
+    assert words.tokens("日本語 ٣٤ Ⅻ x\ue000y") == ["日本語", "٣٤", "ⅻ", "x\ue000y"]
+    assert words.tokens("👋 — …") == []
+
+
+def test_a_token_is_case_folded_and_loses_its_diacritics() -> None:
+    assert words.tokens("ÉCOLE Straße ǅ µ") == ["ecole", "straße", "ǆ", "μ"]
+    assert words.tokens("naïve e\u0301x ṩ ø ά") == ["naive", "ex", "s", "ø", "ά"]
+
+
+@pytest.mark.parametrize("text", ["Why does the PR_bot fail?", "café — naïve 2nd-try x.y:z", "",
+                                  "   ", "ÉCOLE_42 über", "don't it's"])  # fmt: skip
+def test_the_query_splitter_is_the_expression_it_replaced(text: str) -> None:
     assert words.split(text) == re.findall(r"\w+", text.lower())
+
+
+def test_a_query_word_keeps_what_fts5_keeps_in_a_token() -> None:
+    """Unlike `\\w+`, a dropped diacritic and a private-use character do not end a word."""
+    split = words.split("Cafe\u0301s İstanbul x\ue000y")
+    assert split == ["cafe\u0301s", "i\u0307stanbul", "x\ue000y"]
+    assert [words.tokens(w) for w in split] == [["cafes"], ["istanbul"], ["x\ue000y"]]
+
+
+@pytest.mark.parametrize("text", SAMPLES[:4])
+def test_a_query_word_is_a_phrase_of_fts5_tokens(text: str) -> None:
+    """The search quotes each of `split`'s words, and FTS5 reads one as the phrase of its tokens:
+    together they are exactly the tokens FTS5 indexed (no word cuts a token, none is lost)."""
+    assert [t for w in words.split(text) for t in words.tokens(w)] == words.tokens(text)
+    assert words.split("pr_bot") == ["pr_bot"] and words.tokens("pr_bot") == ["pr", "bot"]
+
+
+def test_the_search_finds_a_memory_by_its_words_however_written(store: MemoryStore) -> None:
+    store.remember(
+        Draft(kind="fact", content="The PR_bot retries the École build", scope="project:d")
+    )
+    for asked in ("pr_bot", "PR bot", "ecole", "école", "ÉCOLE"):
+        assert store.text_search(asked, 5), asked
+
+
+def test_an_identifier_is_found_whole_and_by_its_parts() -> None:
+    """Dotted, snake, kebab and `:` names are one compound, and its parts are words too."""
+    assert words.compounds("See api.v2-b, PR_bot, a:b and std::vec; café.") == [
+        "see", "api.v2-b", "pr_bot", "a:b", "and", "std", "vec", "caf",
+    ]  # fmt: skip
+    assert words.pieces("api.v2_b") == ["api.v2_b", "api", "v2", "b"]
+    assert words.pieces("kebab-case-name") == ["kebab-case-name", "kebab", "case", "name"]
+    assert words.pieces("plain") == ["plain"]
+    assert words.content_words("The dotted.module_name is a-b") == [
+        "dotted.module_name", "dotted", "module", "name", "a-b",
+    ]  # fmt: skip
+
+
+def test_one_stop_list_and_its_named_differences() -> None:
+    """`STOP` is the list; the search's and the intent's are it with named differences."""
+    assert words.SEARCH_STOP - {"us"} == words.STOP - words.SEARCH_KEEPS
+    assert words.STOP <= words.INTENT_STOP
+    assert not words.is_content("the") and not words.is_content("x") and words.is_content("db")
+    assert fts.fts_terms("What is the new PR_bot about?") == ["new", "pr_bot"]
+
+
+def test_the_gate_stems_words_as_the_full_text_search_does(store: MemoryStore) -> None:
+    """One stemmer (issue 29 item 5): the gate's word features and SQLite FTS5's `porter`
+    tokenizer give every word the same stem, read from the store's own full-text vocabulary."""
+    text = (
+        "requests running configuration configured dependencies generalizes pulled tests testing "
+        "databases authentication migrations relational happily agreed sized conditional ponies "
+        "caresses generously hopefulness electrical adding"
+    )
+    store.remember(Draft(kind="fact", content=text, scope="project:demo"))
+    conn = store._conn
+    conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
+    fts5 = {row[0] for row in conn.execute("SELECT term FROM temp.vocab")}
+    assert {words.stem(w) for w in words.tokens(text)} <= fts5
+    assert words.stem("dependencies") == words.stem("depend")  # the old list said "dependency"
+
+
+_CLASS = r"(?:\[(?!\^)[^\]]*(?:a-z|A-Z|0-9|\\w)[^\]]*\]|\\w)"
+_WORD_RUN = re.compile(
+    rf"^(?:\\b)?(?:{_CLASS}(?:\{{\d*,?\d*\}}|[+*?])?)*{_CLASS}(?:\{{\d+,\}}|[+*])(?:\\b)?$"
+)
+"""A regular expression that is nothing but word-character classes in a row, the last repeated
+without bound (`\\w+`, `[a-z']+`, `[A-Za-z][A-Za-z0-9_-]{3,}`): a word splitter."""
+
+
+def _regexes(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "re"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append(node.args[0].value)
+    return found
+
+
+def test_no_module_splits_words_stems_or_lists_stop_words_but_the_one_home() -> None:
+    """Word splitting, stop words and stemming live in `text/words.py`. The BM25 baseline
+    keeps its own stop words on purpose (`evaluation/bm25.py`); the secret scanner's patterns
+    are shapes of secrets, not words."""
+    home = "text/words.py"
+    beside = ("text/secrets/",)
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = str(path.relative_to(PACKAGE))
+        if name == home or name.startswith(beside):
+            continue
+        source = path.read_text()
+        tree = ast.parse(source)
+        found += [f"{name}: splits words with {r!r}" for r in _regexes(tree) if _WORD_RUN.match(r)]
+        if "snowballstemmer" in source or "stemWord" in source:
+            found.append(f"{name}: stems words")
+        for node in tree.body:
+            for target in node.targets if isinstance(node, ast.Assign) else []:
+                stop = isinstance(target, ast.Name) and "STOP" in target.id.upper()
+                if stop and name != "evaluation/bm25.py":
+                    found.append(f"{name}: lists stop words at line {node.lineno}")
+    assert not found, "\n".join(found)
+
+
+def test_the_word_run_check_sees_the_splitters_it_replaced() -> None:
+    for replaced in (r"\w+", r"\b\w{3,}\b", r"[a-z']+", r"[a-z]+", r"[A-Za-z][A-Za-z0-9_-]{3,}",
+                     r"[\w][\w.+#-]*", r"[a-z0-9][a-z0-9_]*"):  # fmt: skip
+        assert _WORD_RUN.match(replaced), replaced
+    for phrase in (r"\b(error|exception)\b", r"(\d{4}-\d{2}-\d{2})", r"^\s*#", r"\S+"):
+        assert not _WORD_RUN.match(phrase), phrase
 
 
 def test_no_module_spells_the_replaced_expressions_again() -> None:
@@ -142,23 +316,3 @@ def test_no_module_spells_the_replaced_expressions_again() -> None:
         ast.parse(source)
         found += [f"{name}: {m.group(0)}" for m in spelled.finditer(source)]
     assert not found, "\n".join(found)
-
-
-def test_the_gate_stems_words_as_the_full_text_search_does(store: MemoryStore) -> None:
-    """One stemmer (issue 29 item 5): the gate's word features and SQLite FTS5's `porter`
-    tokenizer give every word the same stem, read from the store's own full-text vocabulary."""
-    from nous.context import relevance
-
-    text = (
-        "requests running configuration configured dependencies generalizes pulled tests testing "
-        "databases authentication migrations relational happily agreed sized conditional ponies "
-        "caresses generously hopefulness electrical adding"
-    )
-    store.remember(Draft(kind="fact", content=text, scope="project:demo"))
-    conn = store._conn
-    conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
-    fts = {row[0] for row in conn.execute("SELECT term FROM temp.vocab")}
-    assert {relevance.stem(w) for w in text.split()} <= fts
-    assert relevance.stem("dependencies") == relevance.stem(
-        "depend"
-    )  # the old list said "dependency"
