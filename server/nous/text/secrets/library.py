@@ -30,15 +30,20 @@ _lock = threading.Lock()
 _scanner: Any = None
 _failed = False
 _builtin = False
+_generation = 0
+"""Moves each time `configure` changes the engine: what a cached rule-set id is checked against."""
+_gaps = 0
+"""Scans the library gave up on (timeouts): a text scanned then had the own rules alone."""
 
 
 def configure(builtin: bool) -> None:
     """`builtin`: the own rules alone, never the library (`NOUS_SECRETS_ENGINE=builtin`, read
     by `nous.settings`); called once at startup, before the first scan."""
-    global _builtin, _scanner, _failed
+    global _builtin, _scanner, _failed, _generation
     with _lock:
         if builtin != _builtin:
             _builtin, _scanner, _failed = builtin, None, False
+            _generation += 1
 
 
 def _load() -> Any:
@@ -70,6 +75,18 @@ def preload() -> None:
 def available() -> bool:
     """Whether the library is loaded (loading it on first call)."""
     return _load() is not None
+
+
+def generation() -> int:
+    """Moves each time `configure` changes the engine."""
+    return _generation
+
+
+def gaps() -> int:
+    """How many scans so far the library gave up on (a text it timed out on had the own rules
+    alone): a caller that must know every text it scanned had the whole rule set compares
+    this before and after."""
+    return _gaps
 
 
 def version() -> str:
@@ -117,6 +134,7 @@ def scan(text: str) -> list[tuple[str, int, int]]:
 
 
 def _scan(text: str) -> list[tuple[str, int, int]]:
+    global _gaps
     scanner = _load()
     if scanner is None or not text:
         return []
@@ -125,6 +143,7 @@ def _scan(text: str) -> list[tuple[str, int, int]]:
         timeout = min(MAX_TIMEOUT_S, max(TIMEOUT_S, len(data) / BYTES_PER_S))
         found = scanner.scan(data, timeout=timeout)
     except TimeoutError:
+        _gaps += 1
         log.warning("%s gave up on a %d-byte text: own rules only for it", NAME, len(data))
         return []
     if not found:
