@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -262,3 +263,40 @@ def test_reseal_never_seals_a_row_whose_text_changed_after_its_scan(
     assert store.reseal() == 0
     assert stored(path, memory_id)["redaction"] is None
     assert_no_token(store.get(memory_id))
+
+
+def unloaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library as a process finds it before its rules have compiled (restored after)."""
+    for name in ("_scanner", "_failed", "_generation"):
+        monkeypatch.setattr(library, name, getattr(library, name))
+    monkeypatch.setattr(library, "_scanner", None)
+    monkeypatch.setattr(secrets, "_rules", None)
+
+
+def test_a_sealed_row_is_read_without_waiting_for_the_library(
+    store: MemoryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory_id = store.remember(CLEAN).memory.id
+    sealed_under = stored(path, memory_id)["redaction"]
+    unloaded(monkeypatch)
+
+    def compiling() -> None:
+        raise AssertionError("a sealed row's read waited for the library's rules")
+
+    monkeypatch.setattr(library, "_load", compiling)
+    assert store.get(memory_id).content == stored(path, memory_id)["content"]
+    assert secrets.rules_id() + "." == sealed_under[: len(secrets.rules_id()) + 1]
+
+
+def test_a_library_that_fails_to_load_changes_the_rules_id(
+    store: MemoryStore, path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory_id = store.remember(CLEAN).memory.id
+    unloaded(monkeypatch)
+    monkeypatch.setitem(sys.modules, "kingfisher_sdk", None)  # its import fails
+    named = secrets.rules_id()  # before the load: the installed library's
+    assert not library.available()
+    assert secrets.rules_id() != named
+    scrubs = Calls(monkeypatch, "scrub")
+    store.get(memory_id)  # sealed under the library's rules: scanned by the own rules now
+    assert scrubs.count > 0

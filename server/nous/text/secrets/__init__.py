@@ -117,11 +117,13 @@ def vouch(*texts: str) -> None:
 def rules_id() -> str:
     """A short name of the rule set in force: the engine (the library's version, or the own
     rules alone), this package's source and Python's version. Two processes with the same id
-    redact any text the same way; any change to a rule, a veto or the library changes it."""
+    redact any text the same way; any change to a rule, a veto or the library changes it.
+    Named without waiting for the library's rules to compile (`library.expected`): a read of
+    sealed rows never waits for them."""
     global _rules
     generation = library.generation()
     if _rules is None or _rules[0] != generation:
-        _rules = (generation, _rules_id(engine()))
+        _rules = (generation, _rules_id(library.expected()))
     return _rules[1]
 
 

@@ -16,11 +16,13 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from importlib import metadata
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 NAME = "kingfisher"
+DISTRIBUTION = "kingfisher-secret-scanner"
 TIMEOUT_S = 2.0
 BYTES_PER_S = 200_000
 MAX_TIMEOUT_S = 5.0
@@ -47,7 +49,7 @@ def configure(builtin: bool) -> None:
 
 
 def _load() -> Any:
-    global _scanner, _failed
+    global _scanner, _failed, _generation
     with _lock:
         if _scanner is not None or _failed:
             return _scanner
@@ -60,6 +62,7 @@ def _load() -> Any:
             _scanner = Scanner(Rules(confidence="low"))
         except Exception as exc:  # ImportError, or a native failure compiling the rules
             _failed = True
+            _generation += 1  # `expected` named the library: it names the own rules now
             log.warning("secret detection without %s (%s): own rules only", NAME, exc)
         return _scanner
 
@@ -78,8 +81,20 @@ def available() -> bool:
 
 
 def generation() -> int:
-    """Moves each time `configure` changes the engine."""
+    """Moves each time the engine changes: `configure`, or a load that failed."""
     return _generation
+
+
+def expected() -> str:
+    """The engine scans here run, named without waiting for the rules to compile: `builtin`
+    (configured so, or the library failed to load) or the installed library's version. A load
+    that fails afterwards moves `generation`, so whoever cached this name asks again."""
+    if _builtin or _failed:
+        return "builtin"
+    try:
+        return f"{NAME} {metadata.version(DISTRIBUTION)}"
+    except metadata.PackageNotFoundError:  # not installed as a distribution: load it and see
+        return version()
 
 
 def gaps() -> int:
