@@ -300,3 +300,13 @@ def test_a_library_that_fails_to_load_changes_the_rules_id(
     scrubs = Calls(monkeypatch, "scrub")
     store.get(memory_id)  # sealed under the library's rules: scanned by the own rules now
     assert scrubs.count > 0
+
+
+def test_a_library_of_another_version_than_installed_changes_the_rules_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unloaded(monkeypatch)
+    monkeypatch.setattr(library, "_installed", lambda: "0.0.1")  # the distribution says so
+    named = secrets.rules_id()
+    assert library.available()  # the copy that loads is another
+    assert secrets.rules_id() != named

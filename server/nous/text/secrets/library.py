@@ -33,7 +33,8 @@ _scanner: Any = None
 _failed = False
 _builtin = False
 _generation = 0
-"""Moves each time `configure` changes the engine: what a cached rule-set id is checked against."""
+"""Moves each time the engine changes (`configure`, a load that failed or that found another
+version than `expected` named): what a cached rule-set id is checked against."""
 _gaps = 0
 """Scans the library gave up on (timeouts): a text scanned then had the own rules alone."""
 
@@ -57,9 +58,11 @@ def _load() -> Any:
             _failed = True
             return None
         try:
-            from kingfisher_sdk import Rules, Scanner
+            from kingfisher_sdk import Rules, Scanner, __version__
 
             _scanner = Scanner(Rules(confidence="low"))
+            if __version__ != _installed():  # not the distribution's copy: named by its own
+                _generation += 1
         except Exception as exc:  # ImportError, or a native failure compiling the rules
             _failed = True
             _generation += 1  # `expected` named the library: it names the own rules now
@@ -81,20 +84,28 @@ def available() -> bool:
 
 
 def generation() -> int:
-    """Moves each time the engine changes: `configure`, or a load that failed."""
+    """Moves each time the engine changes (see `_generation`)."""
     return _generation
 
 
 def expected() -> str:
     """The engine scans here run, named without waiting for the rules to compile: `builtin`
-    (configured so, or the library failed to load) or the installed library's version. A load
-    that fails afterwards moves `generation`, so whoever cached this name asks again."""
+    (configured so, or the library failed to load), else the loaded library's version, else the
+    installed distribution's. A load that fails or finds another version afterwards moves
+    `generation`, so whoever cached this name asks again."""
     if _builtin or _failed:
         return "builtin"
+    installed = _installed()
+    if _scanner is not None or installed is None:
+        return version()  # loaded (or, not installed as a distribution, loaded now)
+    return f"{NAME} {installed}"
+
+
+def _installed() -> str | None:
     try:
-        return f"{NAME} {metadata.version(DISTRIBUTION)}"
-    except metadata.PackageNotFoundError:  # not installed as a distribution: load it and see
-        return version()
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def gaps() -> int:
