@@ -142,6 +142,12 @@ class Engine:
         if store is not None:
             store.save_snapshot()
 
+    def reseal(self) -> int:
+        """One batch of the store's sealing pass (`MemoryStore.reseal`) if the store was opened;
+        how many rows it stamped (0: none left)."""
+        store = self.__dict__.get("store")
+        return store.reseal() if store is not None else 0
+
     def set_language(self, language: str) -> None:
         """The language of the file being edited: it leads the detected ones from now on."""
         self.active_language = language

@@ -28,8 +28,10 @@ def old_store(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patch:
         patch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
         store = MemoryStore(db, HashEmbedder(), tokens.counter())
-        # today's code writes the `shared` column (migration 5): there while it writes only
+        # today's code writes the `shared` and `redaction` columns (migrations 5 and 9): there
+        # while it writes only
         store._conn.execute("ALTER TABLE memories ADD COLUMN shared INTEGER NOT NULL DEFAULT 0")
+        store._conn.execute("ALTER TABLE memories ADD COLUMN redaction TEXT")
         rows = [
             Draft(kind="decision", content="Money is integer cents.", scope="project:api"),
             Draft(kind="fact", content="Shared by both old api folders.", scope="project:api"),
@@ -47,6 +49,7 @@ def old_store(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             f"VALUES ('chat-1', 'api', 'now', 'now', 40, 3000, '{json.dumps([{'id': ids[0], 'text': 'Money is integer cents.', 'judged': False}])}');"
         )
         store._conn.execute("ALTER TABLE memories DROP COLUMN shared")
+        store._conn.execute("ALTER TABLE memories DROP COLUMN redaction")
         assert migrations.current_version(store._conn) == 3
         store.close()
 

@@ -298,6 +298,8 @@ def test_chat_rows_kept_before_are_hashed_within_their_session(tmp_path: Path) -
             conn.execute(f"ALTER TABLE fingerprints DROP COLUMN {column}")
         conn.execute("ALTER TABLE usage DROP COLUMN project")
         conn.execute("ALTER TABLE fingerprints DROP COLUMN items")  # nor migration 8's
+        conn.execute("DROP INDEX memories_redaction")  # nor migration 9's
+        conn.execute("ALTER TABLE memories DROP COLUMN redaction")
     store.close()
     store = MemoryStore(path, HashEmbedder(), tokens.counter())
     try:

@@ -33,6 +33,7 @@ class Folders:
         self.indexed = threading.Event()
         self.watchers: list[Any] = []
         self._warming: Future[None] | None = None
+        self._stopping = False
 
     def configure(
         self, options: object, paths: list[Path], flags: dict[str, Any], env: dict[str, str]
@@ -122,6 +123,7 @@ class Folders:
         return report
 
     def stop(self) -> None:
+        self._stopping = True
         for watcher in self.watchers:
             watcher.stop()
         try:  # the exit that follows ends the process without closing the stores
@@ -138,6 +140,21 @@ class Folders:
     def _mark_ready(self) -> None:
         for engine in self.engines.values():
             engine.index_state = "ready"
+        self._reseal()
+
+    def _reseal(self) -> None:
+        """Stamp one batch of the rows the secret rules in force have not scanned (rows from
+        before the seal, or from another rule set: scrubbed on every read until then), then
+        queue the next behind whatever requests came meanwhile (store thread)."""
+        if self._stopping:
+            return
+        try:
+            stamped = sum(engine.reseal() for engine in list(self.engines.values()))
+        except Exception:
+            log.warning("sealing stopped: rows are scrubbed on read as before", exc_info=True)
+            return
+        if stamped:
+            self.worker.submit(self._reseal)
 
     def _warm(self) -> None:
         for folder in self.paths or [Path.cwd()]:

@@ -184,7 +184,7 @@ class Browser:
         total = int(
             conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", args).fetchone()[0]
         )
-        columns = ", ".join(f"m.{c}" for c in NAMES)
+        columns = ", ".join(f"m.{c}" for c in (*NAMES, "redaction"))
         joins = f"LEFT JOIN ({_USAGE}) u ON u.memory_id = m.id"
         join_args: list[Any] = []
         order = {
@@ -206,7 +206,7 @@ class Browser:
             "LIMIT ? OFFSET ?",
             (*join_args, *args, limit, offset),
         ).fetchall()
-        width = len(NAMES)
+        width = len(NAMES) + 1  # and the seal
         items = [
             Listed(
                 decode(row[:width]),

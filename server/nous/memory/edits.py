@@ -159,6 +159,8 @@ class Editor:
                 values["status_changed_at"] = stamp
                 self._db.log_transition(memory_id, current.status, status, stamp, reason)
             values["status"] = status
+            if reembed or "summary" in values or tags != current.tags:
+                values["redaction"] = None  # new text: scrubbed on read until resealed
             sets = ", ".join(f"{k} = ?" for k in values)
             self._db.conn.execute(
                 f"UPDATE memories SET {sets}, updated_at = ?, change_seq = ? WHERE id = ?",

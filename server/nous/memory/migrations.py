@@ -316,6 +316,24 @@ MIGRATIONS.append(
     )
 )
 
+MIGRATIONS.append(
+    (
+        9,
+        "a memory row names the rule set that found its text clean (its redaction seal)",
+        # Every row read was redacted again on the way out, so that a row written before a
+        # detection rule existed never reaches a prompt with the secret in it; the first read of
+        # each row cost a scan (~40 ms for a cold context). A row now carries its seal (the rule
+        # set's id and a digest of its text fields, `memory/rows.py`): read back as it is while
+        # both match, scrubbed as before otherwise. Rows from before have none (NULL): scrubbed
+        # on read until `MemoryStore.reseal` has scanned them (the index finds them without
+        # reading every row).
+        """
+        ALTER TABLE memories ADD COLUMN redaction TEXT;
+        CREATE INDEX memories_redaction ON memories (redaction);
+        """,
+    )
+)
+
 LATEST = MIGRATIONS[-1][0]
 
 

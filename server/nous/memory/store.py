@@ -21,7 +21,7 @@ import numpy.typing as npt
 import platformdirs
 
 from nous.errors import InvalidMemory, UnknownMemory
-from nous.memory import lifecycle, renderings, writes
+from nous.memory import lifecycle, renderings, seals, writes
 from nous.memory.browse import Browser
 from nous.memory.database import CHECKPOINT_WAIT_MS, Database
 from nous.memory.edits import Edit, Editor, EditResult
@@ -33,7 +33,7 @@ from nous.memory.model import OUTCOMES, Draft, Memory
 from nous.memory.outbox import Queue
 from nous.memory.projects import Projects
 from nous.memory.reads import Reads
-from nous.memory.rows import COLUMNS, decode, read
+from nous.memory.rows import READ, decode, read
 from nous.memory.sources import Sources
 from nous.memory.usage import HALF_LIFE_DAYS, Usage
 from nous.memory.writes import WriteResult
@@ -251,6 +251,7 @@ class MemoryStore:
                 outcome=outcome,
                 summary=renderings.summary(memory.kind, memory.content, *args),
                 micro=renderings.micro(memory.kind, memory.content, *args),
+                redaction=None,  # new renderings: scanned again by `reseal`
             )
         self._after_write()
         return self.get(memory_id)
@@ -258,6 +259,11 @@ class MemoryStore:
     def edit(self, memory_id: str, changes: Edit) -> EditResult:
         """Change a memory in place (the memory browser, design §11): `Editor.edit`."""
         return self._editor.edit(memory_id, changes)
+
+    def reseal(self, limit: int = seals.BATCH) -> int:
+        """Scan and stamp up to `limit` rows the secret rules in force have not (`memory.seals`);
+        how many it stamped (0: done)."""
+        return seals.reseal(self._db, limit)
 
     def backdate(self, stamps: dict[str, str]) -> None:
         """Set created/updated/seen dates (a benchmark's aged memory set): {id: timestamp}."""
@@ -279,7 +285,7 @@ class MemoryStore:
             chunk = list(ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
             for row in self._conn.execute(
-                f"SELECT {COLUMNS} FROM memories WHERE id IN ({marks})", chunk
+                f"SELECT {READ} FROM memories WHERE id IN ({marks})", chunk
             ):
                 memory = decode(row)
                 out[memory.id] = memory

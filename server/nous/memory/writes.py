@@ -20,7 +20,7 @@ from nous.memory.database import Database
 from nous.memory.embedder import Vector
 from nous.memory.embeddings import Embeddings
 from nous.memory.model import Draft, Memory, now
-from nous.memory.rows import COLUMNS, blob, decode, read
+from nous.memory.rows import COLUMNS, READ, blob, decode, read, sealed
 from nous.text import secrets
 from nous.text.secrets import Redaction
 from nous.text.tokens import TokenCounter
@@ -46,28 +46,39 @@ class Prepared:
     summary: str
     micro: str
     redactions: list[Redaction]
+    redaction: str
+    """The row's seal (`rows.sealed`)."""
 
 
 def prepare(draft: Draft, counter: TokenCounter) -> Prepared:
     draft = draft.validated()
+    since = secrets.gaps()
     clean, found = secrets.redact(renderings.normalise(draft.content))
+    scanned = set() if found else {clean}  # found clean by that scan: not scanned for the seal
     tags = []
     for tag in draft.tags:  # every stored field, not only the content
         clean_tag, in_tag = secrets.redact(tag)
         tags.append(clean_tag)
         found += in_tag
+        if not in_tag:
+            scanned.add(clean_tag)
     source, in_source = secrets.redact(draft.source)
     found += in_source
+    if not in_source:
+        scanned.add(source)
     draft = draft.model_copy(update={"tags": sorted(set(tags)), "source": source})
     args = (draft.outcome, draft.confidence, counter)
+    summary = renderings.summary(draft.kind, clean, *args)
+    micro = renderings.micro(draft.kind, clean, *args)
     return Prepared(
         draft=draft,
         scope=draft.scope or scopes.UNIVERSAL,
         content=clean,
         content_hash=renderings.content_hash(clean, turns.session_of(source)),
-        summary=renderings.summary(draft.kind, clean, *args),
-        micro=renderings.micro(draft.kind, clean, *args),
+        summary=summary,
+        micro=micro,
         redactions=found,
+        redaction=sealed(clean, summary, micro, source, json.dumps(draft.tags), scanned, since),
     )
 
 
@@ -134,7 +145,7 @@ def write_one(
     """Insert `p` (with its vector, or none yet: deferred) or confirm the row holding its text;
     inside a write transaction whose change is `change`."""
     row = db.conn.execute(
-        f"SELECT {COLUMNS} FROM memories WHERE scope = ? AND content_hash = ?",
+        f"SELECT {READ} FROM memories WHERE scope = ? AND content_hash = ?",
         (p.scope, p.content_hash),
     ).fetchone()
     stamp = now()
@@ -167,14 +178,14 @@ def write_one(
         )
     memory_id = uuid.uuid4().hex
     db.conn.execute(
-        f"INSERT INTO memories ({COLUMNS}, embedding, embedding_model, change_seq) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+        f"INSERT INTO memories ({COLUMNS}, embedding, embedding_model, change_seq, redaction) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)",
         (
             memory_id, d.kind, p.scope, p.content, p.summary, p.micro, stamp, stamp, stamp,
             status, stamp, d.confidence, d.importance, d.outcome, d.source, p.content_hash,
             d.superseded_by, json.dumps(d.tags), int(d.shared),
             blob(vector) if vector is not None else b"",
-            model, change,
+            model, change, p.redaction,
         ),
     )  # fmt: skip
     db.log_transition(memory_id, None, status, stamp, "created")

@@ -11,13 +11,19 @@ memories cite them.
 `redact` is what the store applies to every field it writes (content, tags, source); `scrub` is
 the cached form applied again to the fields read back (content, and its renderings when it had a
 secret; source; tags), so a row written before a rule existed is redacted before it is rendered.
+`rules_id` names the rule set in force, so the store can tell a row whose every field was found
+clean by these very rules (read back as it is: `memory.rows`) from one that must be scrubbed.
 `NOUS_SECRETS_ENGINE=builtin` runs the own rules alone.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from nous.text.secrets import library, rules, values
 
@@ -66,11 +72,78 @@ def redact(text: str) -> tuple[str, list[Redaction]]:
     return "".join(out), found
 
 
-@functools.lru_cache(maxsize=16_384)
 def scrub(text: str) -> str:
     """`redact(text)[0]`, cached: read paths call it for the fields of every row they return
-    (an equal string back when there is nothing to redact)."""
+    (an equal string back when there is nothing to redact). A text `vouch`ed for under the rules
+    in force comes back as it is, unscanned."""
+    if text in _vouched and _vouched[text] == rules_id():
+        return text
+    return _scrub(text)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _scrub(text: str) -> str:
     return redact(text)[0]
+
+
+def clean(texts: Iterable[str]) -> bool:
+    """Whether `find` reports nothing in any of `texts`, each scanned in full by the rules in
+    force now (uncached; False when the library gave up on one of them)."""
+    gaps = library.gaps()
+    return not any(find(t) for t in texts) and library.gaps() == gaps
+
+
+def gaps() -> int:
+    """Scans the library has given up on so far (`library.gaps`)."""
+    return library.gaps()
+
+
+VOUCHED_MAX = 16_384
+_vouched: dict[str, str] = {}
+"""Texts found clean, by the id of the rules that found them so."""
+
+
+def vouch(*texts: str) -> None:
+    """Record that `texts` were found clean by the rules in force (`clean`, when their row was
+    sealed): `scrub` and `contains` answer them without scanning. Bounded (forgotten all at
+    once when full: a forgotten text is scanned again, never trusted)."""
+    if len(_vouched) > VOUCHED_MAX:
+        _vouched.clear()
+    rules = rules_id()
+    for text in texts:
+        _vouched[text] = rules
+
+
+def rules_id() -> str:
+    """A short name of the rule set in force: the engine (the library's version, or the own
+    rules alone), this package's source and Python's version. Two processes with the same id
+    redact any text the same way; any change to a rule, a veto or the library changes it.
+    Named without waiting for the library's rules to compile (`library.expected`): a read of
+    sealed rows never waits for them."""
+    global _rules
+    generation = library.generation()
+    if _rules is None or _rules[0] != generation:
+        _rules = (generation, _rules_id(library.expected()))
+    return _rules[1]
+
+
+_rules: tuple[int, str] | None = None
+
+
+@functools.cache
+def _rules_id(engine_name: str) -> str:
+    digest = hashlib.sha256(f"{engine_name}\0{sys.version_info[:2]}\0".encode())
+    try:
+        sources = [(p.name, p.read_bytes()) for p in sorted(Path(__file__).parent.glob("*.py"))]
+    except OSError:
+        sources = []
+    if not sources:  # an install without its sources: the package's version stands for them
+        from nous import __version__
+
+        sources = [("version", __version__.encode())]
+    for name, source in sources:
+        digest.update(name.encode() + b"\0" + source + b"\0")
+    return digest.hexdigest()[:12]
 
 
 def contains(text: str) -> bool:

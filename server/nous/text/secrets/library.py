@@ -16,11 +16,13 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from importlib import metadata
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 NAME = "kingfisher"
+DISTRIBUTION = "kingfisher-secret-scanner"
 TIMEOUT_S = 2.0
 BYTES_PER_S = 200_000
 MAX_TIMEOUT_S = 5.0
@@ -30,19 +32,25 @@ _lock = threading.Lock()
 _scanner: Any = None
 _failed = False
 _builtin = False
+_generation = 0
+"""Moves each time the engine changes (`configure`, a load that failed or that found another
+version than `expected` named): what a cached rule-set id is checked against."""
+_gaps = 0
+"""Scans the library gave up on (timeouts): a text scanned then had the own rules alone."""
 
 
 def configure(builtin: bool) -> None:
     """`builtin`: the own rules alone, never the library (`NOUS_SECRETS_ENGINE=builtin`, read
     by `nous.settings`); called once at startup, before the first scan."""
-    global _builtin, _scanner, _failed
+    global _builtin, _scanner, _failed, _generation
     with _lock:
         if builtin != _builtin:
             _builtin, _scanner, _failed = builtin, None, False
+            _generation += 1
 
 
 def _load() -> Any:
-    global _scanner, _failed
+    global _scanner, _failed, _generation
     with _lock:
         if _scanner is not None or _failed:
             return _scanner
@@ -50,11 +58,14 @@ def _load() -> Any:
             _failed = True
             return None
         try:
-            from kingfisher_sdk import Rules, Scanner
+            from kingfisher_sdk import Rules, Scanner, __version__
 
             _scanner = Scanner(Rules(confidence="low"))
+            if __version__ != _installed():  # not the distribution's copy: named by its own
+                _generation += 1
         except Exception as exc:  # ImportError, or a native failure compiling the rules
             _failed = True
+            _generation += 1  # `expected` named the library: it names the own rules now
             log.warning("secret detection without %s (%s): own rules only", NAME, exc)
         return _scanner
 
@@ -70,6 +81,38 @@ def preload() -> None:
 def available() -> bool:
     """Whether the library is loaded (loading it on first call)."""
     return _load() is not None
+
+
+def generation() -> int:
+    """Moves each time the engine changes (see `_generation`)."""
+    return _generation
+
+
+def expected() -> str:
+    """The engine scans here run, named without waiting for the rules to compile: `builtin`
+    (configured so, or the library failed to load), else the loaded library's version, else the
+    installed distribution's. A load that fails or finds another version afterwards moves
+    `generation`, so whoever cached this name asks again."""
+    if _builtin or _failed:
+        return "builtin"
+    installed = _installed()
+    if _scanner is not None or installed is None:
+        return version()  # loaded (or, not installed as a distribution, loaded now)
+    return f"{NAME} {installed}"
+
+
+def _installed() -> str | None:
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def gaps() -> int:
+    """How many scans so far the library gave up on (a text it timed out on had the own rules
+    alone): a caller that must know every text it scanned had the whole rule set compares
+    this before and after."""
+    return _gaps
 
 
 def version() -> str:
@@ -117,6 +160,7 @@ def scan(text: str) -> list[tuple[str, int, int]]:
 
 
 def _scan(text: str) -> list[tuple[str, int, int]]:
+    global _gaps
     scanner = _load()
     if scanner is None or not text:
         return []
@@ -125,6 +169,7 @@ def _scan(text: str) -> list[tuple[str, int, int]]:
         timeout = min(MAX_TIMEOUT_S, max(TIMEOUT_S, len(data) / BYTES_PER_S))
         found = scanner.scan(data, timeout=timeout)
     except TimeoutError:
+        _gaps += 1
         log.warning("%s gave up on a %d-byte text: own rules only for it", NAME, len(data))
         return []
     if not found:
