@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -41,3 +42,36 @@ def test_every_file_the_architecture_names_exists() -> None:
     assert len(named) >= 8
     assert [n for n in sorted(named) if not (ROOT / n).is_file()] == []
     assert text.count("\n1. **handler**") == 1 and "\n3. **store**" in text
+
+
+MOST_PARAMETERS = 6
+"""Issue 29: a function of context/ or memory/ takes at most this many (a request's state is one
+`Query`; a row's text fields one tuple)."""
+
+
+def long_signatures(source: str) -> list[str]:
+    """The functions of `source` over `MOST_PARAMETERS` parameters (`self`/`cls` not counted)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+            count = len(named) - (1 if named and named[0].arg in ("self", "cls") else 0)
+            if count > MOST_PARAMETERS:
+                out.append(f"{node.name} ({count})")
+    return out
+
+
+def test_no_function_of_context_or_memory_takes_more_than_six_parameters() -> None:
+    found = {
+        str(path.relative_to(PACKAGE)): long
+        for folder in ("context", "memory")
+        for path in sorted((PACKAGE / folder).rglob("*.py"))
+        if (long := long_signatures(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_a_long_signature_is_seen() -> None:
+    seven = "def f(self, a, b, c, d, e, f, g=1): ...\nasync def h(*, a, b, c, d, e, f): ..."
+    assert long_signatures(seven) == ["f (7)"]

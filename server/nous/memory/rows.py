@@ -82,18 +82,14 @@ def seal(content: str, summary: str, micro: str, source: str, tags: str) -> str:
 
 
 def sealed(
-    content: str,
-    summary: str,
-    micro: str,
-    source: str,
-    tags: str,
-    scanned: Collection[str] = (),
-    since: int | None = None,
+    fields: tuple[str, str, str, str, str], scanned: Collection[str] = (), since: int | None = None
 ) -> str:
-    """What a writer stores as `redaction` for these fields: their seal when the rules in force
-    find every one clean, each scanned in full (no library timeout), else `<rules id>.-`.
-    `scanned`: texts the caller's own `redact` already found nothing in, after `since`
-    (`secrets.gaps()` before that scan); not scanned again."""
+    """What a writer stores as `redaction` for a row's text `fields` (content, summary, micro,
+    source and the tags as stored, JSON): their seal when the rules in force find every one
+    clean, each scanned in full (no library timeout), else `<rules id>.-`. `scanned`: texts the
+    caller's own `redact` already found nothing in, after `since` (`secrets.gaps()` before that
+    scan); not scanned again."""
+    content, summary, micro, source, tags = fields
     start = secrets.gaps() if since is None else since
     texts = [t for t in (content, summary, micro, source, *json.loads(tags)) if t not in scanned]
     if secrets.clean(texts) and secrets.gaps() == start:

@@ -31,7 +31,7 @@ def reseal(db: Database, limit: int = BATCH) -> int:
     ).fetchall()
     if not rows:
         return 0
-    stamps = [(sealed(*r[1:]), *r) for r in rows]
+    stamps = [(sealed((r[1], r[2], r[3], r[4], r[5])), *r) for r in rows]
     with db.write():
         done = db.conn.executemany(
             "UPDATE memories SET redaction = ? WHERE id = ? AND content = ? AND summary = ? "

@@ -78,7 +78,7 @@ def prepare(draft: Draft, counter: TokenCounter) -> Prepared:
         summary=summary,
         micro=micro,
         redactions=found,
-        redaction=sealed(clean, summary, micro, source, json.dumps(draft.tags), scanned, since),
+        redaction=sealed((clean, summary, micro, source, json.dumps(draft.tags)), scanned, since),
     )
 
 
