@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -33,3 +34,12 @@ def init_params(*folders: Path, options: dict[str, object] | None = None) -> lsp
         workspace_folders=[lsp.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
         initialization_options={"watch": False, **(options or {})},
     )
+
+
+def plain(obj: Any) -> Any:
+    """pygls `Object` namedtuples (a result over the wire) as plain JSON data."""
+    if hasattr(obj, "_asdict"):
+        return {k: plain(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, list):
+        return [plain(v) for v in obj]
+    return obj

@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from nous.context import config as configs
-from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
+from tests.e2e.conftest import SERVE, init_params, make_workspace, plain, server_env
 
 JUDGE_THRESHOLD = configs.defaults().judge.threshold
 
@@ -45,17 +45,9 @@ async def call(client: LanguageClient, method: str, params: Any) -> Any:
     return result
 
 
-def as_dict(obj: Any) -> Any:
-    if hasattr(obj, "_asdict"):
-        return {k: as_dict(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, list):
-        return [as_dict(v) for v in obj]
-    return obj
-
-
 @pytest.mark.asyncio(loop_scope="module")
 async def test_remember_then_recall_and_budget_notification(client: LanguageClient) -> None:
-    made = as_dict(
+    made = plain(
         await call(
             client,
             "nous/remember",
@@ -71,7 +63,7 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
         and made["scope"].startswith("project:shop-")
         and made["memoryStatus"] == "recorded"
     )
-    again = as_dict(
+    again = plain(
         await call(
             client,
             "nous/remember",
@@ -80,12 +72,12 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
     )
     assert again["status"] == "confirmed" and again["id"] == made["id"]
     budget_sent = client.protocol.wait_for_notification_async("nous/budget")
-    recalled = as_dict(
+    recalled = plain(
         await call(client, "nous/recall", {"query": "redis caching", "sessionId": "e2e-1"})
     )
     ids = [i["id"] for s in recalled["sections"] for i in s["items"]]
     assert made["id"] in ids and recalled["tokens"] <= 500
-    budget = as_dict(await asyncio.wait_for(budget_sent, 30))
+    budget = plain(await asyncio.wait_for(budget_sent, 30))
     assert (
         budget["sessionId"] == "e2e-1"
         and budget["cap"] == 3000
@@ -95,7 +87,7 @@ async def test_remember_then_recall_and_budget_notification(client: LanguageClie
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_context_includes_harvested_rules(client: LanguageClient) -> None:
-    asked = as_dict(
+    asked = plain(
         await call(
             client,
             "nous/context",
@@ -105,7 +97,7 @@ async def test_context_includes_harvested_rules(client: LanguageClient) -> None:
     assert asked["tokens"] <= 2000 and asked["fingerprint"]["budget"] == 2000
     assert "Never commit directly to main." in asked["text"]
     assert "## Project Rules" in asked["text"]  # the workspace's own rule, not fenced as data
-    other = as_dict(
+    other = plain(
         await call(
             client,
             "nous/context",
@@ -119,31 +111,31 @@ async def test_context_includes_harvested_rules(client: LanguageClient) -> None:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_expand_forget_supersede_outcome_feedback(client: LanguageClient) -> None:
-    old = as_dict(
+    old = plain(
         await call(
             client, "nous/remember", {"kind": "fact", "content": "Deploys run from Jenkins."}
         )
     )
-    new = as_dict(
+    new = plain(
         await call(
             client, "nous/remember", {"kind": "fact", "content": "Deploys run from GitHub Actions."}
         )
     )
-    full = as_dict(await call(client, "nous/expand", {"id": old["id"], "sessionId": "e2e-3"}))
+    full = plain(await call(client, "nous/expand", {"id": old["id"], "sessionId": "e2e-3"}))
     assert full["memory"]["content"] == "Deploys run from Jenkins." and full["session"]["used"] > 0
-    sup = as_dict(await call(client, "nous/supersede", {"id": old["id"], "newId": new["id"]}))
+    sup = plain(await call(client, "nous/supersede", {"id": old["id"], "newId": new["id"]}))
     assert sup["status"] == "superseded" and sup["supersededBy"] == new["id"]
-    decision = as_dict(
+    decision = plain(
         await call(client, "nous/remember", {"kind": "decision", "content": "Adopt ruff."})
     )
     assert (
-        as_dict(await call(client, "nous/outcome", {"id": decision["id"], "outcome": "success"}))[
+        plain(await call(client, "nous/outcome", {"id": decision["id"], "outcome": "success"}))[
             "status"
         ]
         == "reviewed"
     )
-    assert as_dict(await call(client, "nous/forget", {"id": new["id"]}))["status"] == "inactive"
-    ctx = as_dict(
+    assert plain(await call(client, "nous/forget", {"id": new["id"]}))["status"] == "inactive"
+    ctx = plain(
         await call(
             client,
             "nous/context",
@@ -151,7 +143,7 @@ async def test_expand_forget_supersede_outcome_feedback(client: LanguageClient) 
         )
     )
     items = [i for s in ctx["sections"] for i in s["items"]]
-    fb = as_dict(
+    fb = plain(
         await call(
             client,
             "nous/feedback",
@@ -163,15 +155,15 @@ async def test_expand_forget_supersede_outcome_feedback(client: LanguageClient) 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_feedback_judges_a_paraphrase_referenced(client: LanguageClient) -> None:
-    decision = as_dict(await call(client, "nous/remember", {
+    decision = plain(await call(client, "nous/remember", {
         "kind": "decision", "content": "Store orders in PostgreSQL 16 through SQLAlchemy and "
         "asyncpg, because we need transactions.",
     }))["id"]  # fmt: skip
     ask = {"input": "How do we persist orders?", "frame": "question"}
     for session in ("e2e-judge-1", "e2e-judge-2"):
-        ctx = as_dict(await call(client, "nous/context", {**ask, "sessionId": session}))
+        ctx = plain(await call(client, "nous/context", {**ask, "sessionId": session}))
         assert decision in {i["id"] for s in ctx["sections"] for i in s["items"]}
-    used = as_dict(await call(client, "nous/feedback", {
+    used = plain(await call(client, "nous/feedback", {
         "sessionId": "e2e-judge-1",
         "response": "They're persisted in Postgres, reached through the ORM with an async driver.",
     }))  # fmt: skip
@@ -181,7 +173,7 @@ async def test_feedback_judges_a_paraphrase_referenced(client: LanguageClient) -
     scores = list(used["overlaps"].values())
     assert len(scores) == len(used["referenced"]) + len(used["notReferenced"])
     assert all(0 <= v <= 1 for v in scores) and max(scores) >= JUDGE_THRESHOLD
-    unused = as_dict(await call(client, "nous/feedback", {
+    unused = plain(await call(client, "nous/feedback", {
         "sessionId": "e2e-judge-2",
         "response": "I renamed the button label and fixed the CSS padding in the header.",
     }))  # fmt: skip
@@ -191,7 +183,7 @@ async def test_feedback_judges_a_paraphrase_referenced(client: LanguageClient) -
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_status(client: LanguageClient) -> None:
-    status = as_dict(await call(client, "nous/status", {}))
+    status = plain(await call(client, "nous/status", {}))
     assert (
         status["project"] == "shop"
         and status["dimension"] == 384
@@ -201,17 +193,17 @@ async def test_status(client: LanguageClient) -> None:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_stats_of_a_session_count_its_turns_and_judged_items(client: LanguageClient) -> None:
-    first = as_dict(await call(client, "nous/context", {
+    first = plain(await call(client, "nous/context", {
         "input": "What is our storage setup?", "sessionId": "e2e-stats", "conversationTokens": 1200,
     }))  # fmt: skip
-    second = as_dict(await call(client, "nous/context", {
+    second = plain(await call(client, "nous/context", {
         "input": "Should we use Redis for caching?", "sessionId": "e2e-stats",
     }))  # fmt: skip
     items = [i for s in first["sections"] for i in s["items"]]
     items += [i for s in second["sections"] for i in s["items"]]
     reply = items[0]["text"] if items else "nothing"
-    fb = as_dict(await call(client, "nous/feedback", {"sessionId": "e2e-stats", "response": reply}))
-    stats = as_dict(await call(client, "nous/stats", {"sessionId": "e2e-stats"}))
+    fb = plain(await call(client, "nous/feedback", {"sessionId": "e2e-stats", "response": reply}))
+    stats = plain(await call(client, "nous/stats", {"sessionId": "e2e-stats"}))
     assert (stats["sessionId"], stats["answers"], stats["turns"]) == ("e2e-stats", 2, 2)
     judged = len(fb["referenced"]) + len(fb["notReferenced"])
     assert (stats["judged"], stats["referenced"]) == (judged, len(fb["referenced"]))
@@ -225,11 +217,11 @@ async def test_stats_of_a_session_count_its_turns_and_judged_items(client: Langu
     assert metrics["overhead"]["value"] == pytest.approx(first["tokens"] / 1200)
     cold = metrics["coldStart"]["value"]  # only if one of these was the daemon's first answer
     assert cold is None or cold > 0
-    project = as_dict(await call(client, "nous/stats", None))  # params optional: the project
+    project = plain(await call(client, "nous/stats", None))  # params optional: the project
     assert project["sessionId"] is None and project["answers"] >= 2
     # per frame: a judged item is credited to the last answer that injected it (the first's
     # frame is `question`, the second's `decision`)
-    framed = as_dict(await call(client, "nous/stats", {"sessionId": "e2e-stats", "by": "frame"}))
+    framed = plain(await call(client, "nous/stats", {"sessionId": "e2e-stats", "by": "frame"}))
     groups = {g["key"]: g for g in framed["groups"]}
     assert (framed["by"], set(groups)) == ("frame", {first["frame"], second["frame"]})
     injector = {

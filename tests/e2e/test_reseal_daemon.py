@@ -11,7 +11,6 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -21,7 +20,7 @@ from nous.memory.embedder import HashEmbedder
 from nous.memory.model import Draft
 from nous.memory.store import MemoryStore
 from nous.text import tokens
-from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
+from tests.e2e.conftest import SERVE, init_params, make_workspace, plain, server_env
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 BASE = Path(tempfile.mkdtemp(prefix="nous-reseal-"))
@@ -71,14 +70,6 @@ def stamps() -> dict[str, str | None]:
         return dict(conn.execute("SELECT id, redaction FROM memories").fetchall())
     finally:
         conn.close()
-
-
-def plain(obj: Any) -> Any:
-    if hasattr(obj, "_asdict"):
-        return {k: plain(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, list):
-        return [plain(v) for v in obj]
-    return obj
 
 
 @pytest.mark.asyncio(loop_scope="module")

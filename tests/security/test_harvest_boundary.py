@@ -31,7 +31,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from nous.workspace import boundary
 from nous.workspace.harvest import sync
-from tests.e2e.conftest import SERVE, init_params, server_env
+from tests.e2e.conftest import SERVE, init_params, plain, server_env
 
 NOUS = [sys.executable, "-m", "nous"]
 ADDRESS_SPACE = 3 * 2**30  # the model fits; reading /dev/zero into memory does not
@@ -291,18 +291,10 @@ def _setup_watched() -> Path:
     return WATCHED
 
 
-def as_dict(obj: Any) -> Any:
-    if hasattr(obj, "_asdict"):
-        return {k: as_dict(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, list):
-        return [as_dict(v) for v in obj]
-    return obj
-
-
 async def _start(client: LanguageClient, folder: Path, key: str) -> None:
     indexed = client.protocol.wait_for_notification_async("nous/indexed")
     await client.initialize_session(init_params(folder, options={"watch": True}))
-    REPORTS[key] = as_dict(await asyncio.wait_for(indexed, 90))
+    REPORTS[key] = plain(await asyncio.wait_for(indexed, 90))
 
 
 @pytest_lsp.fixture(
@@ -340,9 +332,7 @@ def unblock_fifo_readers() -> Iterator[list[Path]]:
 async def test_indexed_arrives_whatever_the_file_names(named: LanguageClient) -> None:
     [folder] = REPORTS["named"]["folders"]
     assert any("sub\ufffd/AGENTS.md" in e for e in folder["errors"]), folder["errors"]
-    status = as_dict(
-        await asyncio.wait_for(named.protocol.send_request_async("nous/status", {}), 30)
-    )
+    status = plain(await asyncio.wait_for(named.protocol.send_request_async("nous/status", {}), 30))
     assert status["indexState"] == "ready"
 
 
@@ -366,4 +356,4 @@ async def test_fifo_appearing_while_watched_does_not_block_later_requests(
                 > 0
             )
     status = await asyncio.wait_for(watched.protocol.send_request_async("nous/status", {}), 30)
-    assert stored and as_dict(status)["indexState"] == "ready"
+    assert stored and plain(status)["indexState"] == "ready"

@@ -15,7 +15,7 @@ import pytest
 import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
+from tests.e2e.conftest import SERVE, init_params, make_workspace, plain, server_env
 from tests.security import fields
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-secrets-"))
@@ -34,15 +34,6 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
     await asyncio.wait_for(indexed, 60)
     yield lsp_client
     await lsp_client.shutdown_session()
-
-
-def plain(obj: Any) -> Any:
-    """pygls `Object` namedtuples as plain JSON data."""
-    if hasattr(obj, "_asdict"):
-        return {k: plain(v) for k, v in obj._asdict().items()}
-    if isinstance(obj, list):
-        return [plain(v) for v in obj]
-    return obj
 
 
 async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
