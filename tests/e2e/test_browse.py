@@ -15,8 +15,7 @@ import pytest_lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
-from tests.e2e.test_methods import as_dict
+from tests.e2e.conftest import SERVE, init_params, make_workspace, plain, server_env
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-browse-"))
 SHOP = make_workspace(BASE, "shop", "# Rules\n\n- Prices are integer cents in every table.\n")
@@ -47,7 +46,7 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
 
 
 async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
-    return as_dict(await client.protocol.send_request_async(method, params))
+    return plain(await client.protocol.send_request_async(method, params))
 
 
 async def listing(client: LanguageClient, **params: Any) -> dict[str, Any]:

@@ -10,8 +10,8 @@ import pytest
 import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.conftest import SERVE, make_workspace, server_env
-from tests.e2e.test_methods import as_dict, call
+from tests.e2e.conftest import SERVE, make_workspace, plain, server_env
+from tests.e2e.test_methods import call
 from tests.e2e.test_session_continuity import _start
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-capture-off-"))
@@ -30,16 +30,16 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_capture_off_stores_nothing(client: LanguageClient) -> None:
-    before = as_dict(await call(client, "nous/status", {}))
+    before = plain(await call(client, "nous/status", {}))
     assert before["capture"] is False
     said = "We decided to keep SQLite for the local store. Next step: write the docs."
     await call(client, "nous/context", {"input": said, "mode": "turn", "sessionId": "q-1"})
     await call(
         client, "nous/feedback", {"sessionId": "q-1", "response": "I've added the docs page."}
     )
-    kept = as_dict(
+    kept = plain(
         await call(client, "nous/turn", {"sessionId": "q-1", "role": "user", "text": said})
     )
     assert kept["stored"] is False
-    after = as_dict(await call(client, "nous/status", {}))
+    after = plain(await call(client, "nous/status", {}))
     assert after["memories"] == before["memories"]

@@ -15,8 +15,8 @@ import pytest_lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.conftest import SERVE, make_workspace, server_env
-from tests.e2e.test_methods import as_dict, call
+from tests.e2e.conftest import SERVE, make_workspace, plain, server_env
+from tests.e2e.test_methods import call
 from tests.e2e.test_session_continuity import _start, items
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-previews-"))
@@ -46,7 +46,7 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
 async def _next_index(client: LanguageClient, session: str) -> int:
     """The index the session's next turn gets: one past its last kept turn. A turn request is
     answered on the store thread after any capture an earlier request deferred there."""
-    kept = as_dict(await call(client, "nous/turn", {
+    kept = plain(await call(client, "nous/turn", {
         "sessionId": session, "role": "assistant",
         "text": "Agreed, the ledger service handles every refund from now on.",
     }))  # fmt: skip
@@ -57,12 +57,12 @@ async def _next_index(client: LanguageClient, session: str) -> int:
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_preview_keeps_no_turn_and_records_no_injection(client: LanguageClient) -> None:
-    shown = as_dict(await call(client, "nous/context", {
+    shown = plain(await call(client, "nous/context", {
         "input": SAID, "mode": "turn", "sessionId": "p-1", "preview": True,
     }))  # fmt: skip
     assert shown["text"], "a preview still answers with what would be injected"
     assert await _next_index(client, "p-1") == 0  # the previewed input was not kept
-    judged = as_dict(await call(client, "nous/feedback", {"sessionId": "p-1",
+    judged = plain(await call(client, "nous/feedback", {"sessionId": "p-1",
                                                           "response": "ledger service refunds"}))  # fmt: skip
     assert judged["referenced"] == [] and judged["notReferenced"] == []  # nothing was injected
     # nothing of the preview opens the next session
@@ -76,13 +76,13 @@ async def test_the_same_request_without_preview_keeps_its_turn(client: LanguageC
     text in one project was one memory under the session that said it first; each session now
     keeps its own.)"""
     said = SAID.replace("refund webhook", "refund callback")
-    answer = as_dict(await call(client, "nous/context", {"input": said, "mode": "turn", "sessionId": "p-2"}))  # fmt: skip
+    answer = plain(await call(client, "nous/context", {"input": said, "mode": "turn", "sessionId": "p-2"}))  # fmt: skip
     assert answer["text"]
     assert await _next_index(client, "p-2") == 1
-    judged = as_dict(await call(client, "nous/feedback", {"sessionId": "p-2",
+    judged = plain(await call(client, "nous/feedback", {"sessionId": "p-2",
                                                           "response": "ledger service refunds"}))  # fmt: skip
     assert judged["referenced"] or judged["notReferenced"]
-    forgotten = as_dict(await call(client, "nous/forgetSession", {"sessionId": "p-2"}))
+    forgotten = plain(await call(client, "nous/forgetSession", {"sessionId": "p-2"}))
     assert forgotten["forgotten"] >= 2  # the turn, its notes and the reply
 
 
@@ -107,10 +107,10 @@ TASK = (
 async def test_an_agent_mode_tool_call_is_kept_as_its_chats_turn(client: LanguageClient) -> None:
     # nous_context (#nousContext) as an agent-mode model calls it: the startup context under the
     # chat's session, then its task reported as that chat's turn
-    startup = as_dict(await call(client, "nous/context", {"input": TASK, "mode": "startup",
+    startup = plain(await call(client, "nous/context", {"input": TASK, "mode": "startup",
                                                           "sessionId": AGENT}))  # fmt: skip
     assert startup["session"]["id"] == AGENT
-    kept = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user",
+    kept = plain(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user",
                                                     "text": TASK, "tool": "nous_context"}))  # fmt: skip
     # a tool's input is no memory (issue 26): what it states is kept as notes, not the task
     assert kept["stored"] and kept["index"] == 0 and kept["id"] is None
@@ -119,15 +119,15 @@ async def test_an_agent_mode_tool_call_is_kept_as_its_chats_turn(client: Languag
 
     # nous_recall (#nousRecall): a query asks and tells nothing; it is not kept
     query = "where do refunds go?"
-    recalled = as_dict(await call(client, "nous/recall", {"query": query, "sessionId": AGENT}))
+    recalled = plain(await call(client, "nous/recall", {"query": query, "sessionId": AGENT}))
     assert recalled["session"]["id"] == AGENT
-    asked = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user",
+    asked = plain(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user",
                                                      "text": query, "tool": "nous_recall"}))  # fmt: skip
     assert asked["stored"] is False
     # reported as a plain chat turn (a client that does not say it is a tool's), the question
     # is kept for its own session's window only
-    plain = as_dict(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user", "text": query}))  # fmt: skip
-    assert plain["stored"] and plain["sessionOnly"] and plain["index"] == 1
+    untagged = plain(await call(client, "nous/turn", {"sessionId": AGENT, "role": "user", "text": query}))  # fmt: skip
+    assert untagged["stored"] and untagged["sessionOnly"] and untagged["index"] == 1
 
     # the next chat starts where this one ended
     later = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "agent-next"})  # fmt: skip
@@ -136,7 +136,7 @@ async def test_an_agent_mode_tool_call_is_kept_as_its_chats_turn(client: Languag
     assert any("export tests for the nightly job" in n for n in notes), notes
 
     # and the agent chat is forgotten whole like any other
-    forgotten = as_dict(await call(client, "nous/forgetSession", {"sessionId": AGENT}))
+    forgotten = plain(await call(client, "nous/forgetSession", {"sessionId": AGENT}))
     assert forgotten["forgotten"] == len(kept["notes"]) + 1  # the notes and the plain question
     after = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "agent-after"})  # fmt: skip
     assert not [i for i in items(after) if "nightly job" in i["text"]]

@@ -15,8 +15,8 @@ import pytest_lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.conftest import SERVE, init_params, make_workspace, server_env
-from tests.e2e.test_methods import as_dict, call
+from tests.e2e.conftest import SERVE, init_params, make_workspace, plain, server_env
+from tests.e2e.test_methods import call
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-sessions-"))
 SHOP = make_workspace(BASE, "shop")
@@ -40,7 +40,7 @@ async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
 
 
 def items(result: Any) -> list[dict[str, Any]]:
-    return [i for s in as_dict(result)["sections"] for i in s["items"]]
+    return [i for s in plain(result)["sections"] for i in s["items"]]
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -49,7 +49,7 @@ async def test_a_decision_and_a_next_step_in_session_a_open_session_b(
 ) -> None:
     user = "We decided to keep SQLite for the local store and add a PostgreSQL team store later."
     turn = await call(client, "nous/context", {"input": user, "mode": "turn", "sessionId": "a-1"})
-    assert as_dict(turn)["session"]["id"] == "a-1"
+    assert plain(turn)["session"]["id"] == "a-1"
     reply = ("Agreed. I've added the store interface. Next step: write the pgserver tests for "
              "the team store.")  # fmt: skip
     await call(client, "nous/feedback", {"sessionId": "a-1", "response": reply})
@@ -58,7 +58,7 @@ async def test_a_decision_and_a_next_step_in_session_a_open_session_b(
     notes = {i["text"] for i in items(startup) if i["kind"] == "note"}
     assert any("keep SQLite for the local store" in n for n in notes), notes
     assert any("pgserver tests for the team store" in n for n in notes), notes
-    assert "keep SQLite for the local store" in as_dict(startup)["text"]
+    assert "keep SQLite for the local store" in plain(startup)["text"]
     # the notes stand for the turns: no raw turn of any session at startup
     assert not [
         i for i in items(startup) if i["source"].startswith("chat:") and i["kind"] != "note"
@@ -67,48 +67,48 @@ async def test_a_decision_and_a_next_step_in_session_a_open_session_b(
     # another project's session starts without them
     elsewhere = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "o-1",
                                                     "activeFile": (OTHER / "main.py").as_uri()})  # fmt: skip
-    assert as_dict(elsewhere)["text"] and "SQLite" not in as_dict(elsewhere)["text"]
+    assert plain(elsewhere)["text"] and "SQLite" not in plain(elsewhere)["text"]
     assert not [i for i in items(elsewhere) if i["kind"] == "note"]
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_turns_keep_their_order_and_notes_their_turn(client: LanguageClient) -> None:
-    first = as_dict(await call(client, "nous/turn", {"sessionId": "c-1", "role": "user",
+    first = plain(await call(client, "nous/turn", {"sessionId": "c-1", "role": "user",
                                                      "text": "The release build is blocked by the missing signing key."}))  # fmt: skip
-    second = as_dict(await call(client, "nous/turn", {"sessionId": "c-1", "role": "assistant",
+    second = plain(await call(client, "nous/turn", {"sessionId": "c-1", "role": "assistant",
                                                       "text": "Then the next step is to ask ops for the key."}))  # fmt: skip
     assert first["stored"] and second["stored"]
     assert (first["index"], second["index"]) == (0, 1)
     assert [n["tag"] for n in first["notes"]] == ["block"]
     assert [n["tag"] for n in second["notes"]] == ["next"]
-    small = as_dict(await call(client, "nous/turn", {"sessionId": "c-1", "role": "user", "text": "thanks!"}))  # fmt: skip
+    small = plain(await call(client, "nous/turn", {"sessionId": "c-1", "role": "user", "text": "thanks!"}))  # fmt: skip
     assert small["stored"] is False
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_secret_in_a_turn_is_redacted_before_storage(client: LanguageClient) -> None:
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    kept = as_dict(await call(client, "nous/turn", {"sessionId": "d-1", "role": "user",
+    kept = plain(await call(client, "nous/turn", {"sessionId": "d-1", "role": "user",
                                                     "text": f"We decided to use the deploy token {token} for CI."}))  # fmt: skip
-    expanded = as_dict(await call(client, "nous/expand", {"id": kept["id"]}))
+    expanded = plain(await call(client, "nous/expand", {"id": kept["id"]}))
     assert token not in expanded["memory"]["content"]
-    note = as_dict(await call(client, "nous/expand", {"id": kept["notes"][0]["id"]}))
+    note = plain(await call(client, "nous/expand", {"id": kept["notes"][0]["id"]}))
     assert token not in note["memory"]["content"]
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_session_is_forgotten_whole(client: LanguageClient) -> None:
-    kept = as_dict(await call(client, "nous/turn", {"sessionId": "e-1", "role": "user",
+    kept = plain(await call(client, "nous/turn", {"sessionId": "e-1", "role": "user",
                                                     "text": "We decided to rename the billing module to invoices."}))  # fmt: skip
     await call(client, "nous/turn", {"sessionId": "e-1", "role": "assistant",
                                       "text": "I've renamed the billing module to invoices."})  # fmt: skip
-    gone = as_dict(await call(client, "nous/forgetSession", {"sessionId": "e-1"}))
+    gone = plain(await call(client, "nous/forgetSession", {"sessionId": "e-1"}))
     assert gone["forgotten"] >= 4  # two turns, a decision note and an impl note
     for memory_id in [kept["id"], kept["notes"][0]["id"]]:
         with pytest.raises(Exception, match="no memory with id"):
             await call(client, "nous/expand", {"id": memory_id})
     startup = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "e-2"})  # fmt: skip
-    assert "invoices" not in as_dict(startup)["text"]
+    assert "invoices" not in plain(startup)["text"]
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -116,16 +116,16 @@ async def test_forgetting_a_session_leaves_the_same_words_another_session_said(
     client: LanguageClient,
 ) -> None:
     words = "We decided to move the audit log to its own database."
-    first = as_dict(await call(client, "nous/turn", {"sessionId": "g-1", "role": "user", "text": words}))  # fmt: skip
-    second = as_dict(await call(client, "nous/turn", {"sessionId": "g-2", "role": "user", "text": words}))  # fmt: skip
+    first = plain(await call(client, "nous/turn", {"sessionId": "g-1", "role": "user", "text": words}))  # fmt: skip
+    second = plain(await call(client, "nous/turn", {"sessionId": "g-2", "role": "user", "text": words}))  # fmt: skip
     assert first["id"] != second["id"]
-    gone = as_dict(await call(client, "nous/forgetSession", {"sessionId": "g-1"}))
+    gone = plain(await call(client, "nous/forgetSession", {"sessionId": "g-1"}))
     assert gone["forgotten"] == 2  # its turn and its note, not g-2's
     for memory_id in [second["id"], second["notes"][0]["id"]]:
-        kept = as_dict(await call(client, "nous/expand", {"id": memory_id}))["memory"]
+        kept = plain(await call(client, "nous/expand", {"id": memory_id}))["memory"]
         assert "audit log" in kept["content"] and kept["source"] == "chat:g-2#0"
     startup = await call(client, "nous/context", {"input": "", "mode": "startup", "sessionId": "g-3"})  # fmt: skip
-    assert "audit log to its own database" in as_dict(startup)["text"]
+    assert "audit log to its own database" in plain(startup)["text"]
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -144,9 +144,9 @@ async def test_bad_turn_params_name_the_field(
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_the_review_queue_holds_the_notes_not_the_turns(client: LanguageClient) -> None:
-    kept = as_dict(await call(client, "nous/turn", {"sessionId": "r-1", "role": "assistant",
+    kept = plain(await call(client, "nous/turn", {"sessionId": "r-1", "role": "assistant",
                                                     "text": "We decided to cache the price list for ten minutes."}))  # fmt: skip
-    queue = as_dict(await call(client, "nous/list", {"review": True, "limit": 500}))
+    queue = plain(await call(client, "nous/list", {"review": True, "limit": 500}))
     ids = {m["id"] for m in queue["items"]}
     assert kept["notes"][0]["id"] in ids
     assert kept["id"] not in ids  # the turn is the record of what was said
@@ -156,13 +156,13 @@ async def test_the_review_queue_holds_the_notes_not_the_turns(client: LanguageCl
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_sessions_own_turns_are_not_recalled_back_to_it(client: LanguageClient) -> None:
     said = "The staging database lives on the blue cluster in Frankfurt."
-    kept = as_dict(
+    kept = plain(
         await call(client, "nous/turn", {"sessionId": "t-1", "role": "user", "text": said})
     )
     query = {"query": "where does the staging database live?", "budget": 500}
-    same = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-1"}))
+    same = plain(await call(client, "nous/recall", {**query, "sessionId": "t-1"}))
     assert kept["id"] not in {i["id"] for i in items(same)}  # already in its conversation
-    later = as_dict(await call(client, "nous/recall", {**query, "sessionId": "t-2"}))
+    later = plain(await call(client, "nous/recall", {**query, "sessionId": "t-2"}))
     assert kept["id"] in {i["id"] for i in items(later)}  # another session remembers it
 
 
@@ -176,7 +176,7 @@ async def test_a_question_asked_before_is_not_recalled_as_its_own_answer(
     await call(client, "nous/remember", {"kind": "decision", "content": decision})
     asked = "use recall: how do we render invoices"
     await call(client, "nous/context", {"input": asked, "mode": "turn", "sessionId": "u-1"})
-    answer = as_dict(await call(client, "nous/recall", {"query": "how do we render invoices",
+    answer = plain(await call(client, "nous/recall", {"query": "how do we render invoices",
                                                         "sessionId": "u-2", "budget": 500}))  # fmt: skip
     texts = [i["text"] for i in items(answer)]
     assert any("WeasyPrint" in t for t in texts), texts
@@ -193,9 +193,9 @@ async def test_a_session_is_not_given_back_its_own_turns(client: LanguageClient)
         ("nous/recall", {"query": "queue library billing worker retries", "sessionId": "f-1"}),
         ("nous/context", {"input": question, "mode": "turn", "sessionId": "f-1"}),
     ]:
-        own = as_dict(await call(client, method, params))
+        own = plain(await call(client, method, params))
         assert not [i for i in items(own) if i["source"].startswith("chat:f-1#")], method
     # another session finds them
-    other = as_dict(await call(client, "nous/recall", {"query": "queue library billing worker retries",
+    other = plain(await call(client, "nous/recall", {"query": "queue library billing worker retries",
                                                        "sessionId": "f-2"}))  # fmt: skip
     assert [i for i in items(other) if i["source"].startswith("chat:f-1#")]

@@ -13,8 +13,8 @@ import pytest
 import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.e2e.conftest import SERVE, init_params, server_env
-from tests.e2e.test_methods import as_dict, call
+from tests.e2e.conftest import SERVE, init_params, plain, server_env
+from tests.e2e.test_methods import call
 
 BASE = Path(tempfile.mkdtemp(prefix="nous-e2e-own-turns-"))
 SHOP = BASE / "shop"
@@ -47,12 +47,12 @@ async def test_the_turn_that_asked_does_not_keep_the_answer_out(client: Language
                                          "SQLite with FTS5; we never add a Postgres dependency."})  # fmt: skip
     asked = "use recall: how do we store memories"
     await call(client, "nous/context", {"input": asked, "mode": "turn", "sessionId": "x-1"})
-    found = as_dict(await call(client, "nous/recall", {"query": "how do we store memories",
+    found = plain(await call(client, "nous/recall", {"query": "how do we store memories",
                                                        "sessionId": "x-1"}))  # fmt: skip
     assert "SQLite with FTS5" in found["text"], found["dropped"]
     assert asked not in found["text"]
     # nor is another session: a turn that only asks is kept for its own session's window only
-    other = as_dict(await call(client, "nous/recall", {"query": "how do we store memories",
+    other = plain(await call(client, "nous/recall", {"query": "how do we store memories",
                                                        "sessionId": "x-2"}))  # fmt: skip
     assert "SQLite with FTS5" in other["text"] and asked not in other["text"]
 
@@ -68,7 +68,7 @@ async def test_a_chat_run_leaves_only_what_earns_its_place(client: LanguageClien
     # one chat as the VS Code e2e drives it: a prompt that only asks, a reply that echoes the
     # injected context back, then a reply that settles something
     asked = "use recall: how is money stored in the shop"
-    context = as_dict(await call(client, "nous/context", {"input": asked, "mode": "turn",
+    context = plain(await call(client, "nous/context", {"input": asked, "mode": "turn",
                                                           "sessionId": "y-1"}))  # fmt: skip
     bullets = [line for line in context["text"].splitlines() if line.startswith("- ")]
     assert bullets, context["text"]
@@ -80,18 +80,18 @@ async def test_a_chat_run_leaves_only_what_earns_its_place(client: LanguageClien
     await call(client, "nous/feedback", {"sessionId": "y-1", "response": SETTLED})
 
     # then inspect the store
-    listed = as_dict(await call(client, "nous/list", {"limit": 500, "captured": True}))
+    listed = plain(await call(client, "nous/list", {"limit": 500, "captured": True}))
     kept = {m["content"]: m for m in listed["items"]}
     assert not [c for c in kept if "FAKE MODEL" in c or "held these lines" in c], list(kept)
     assert kept[asked]["tags"] == ["asking", "chat", "role:user"] and kept[asked]["captured"]
     notes = sorted(c for c, m in kept.items() if m["kind"] == "note")
     assert "next: add a carrier_rates migration with the weight tiers." in notes, notes
     assert not [n for n in notes if n.lower().startswith(("next: next", "dec: decision"))]
-    knowledge = as_dict(await call(client, "nous/list", {"limit": 500, "captured": False}))
+    knowledge = plain(await call(client, "nous/list", {"limit": 500, "captured": False}))
     assert not [m for m in knowledge["items"] if m["source"].startswith("chat:")]
 
     # another session never gets the question back
-    other = as_dict(await call(client, "nous/recall", {"query": "how is money stored",
+    other = plain(await call(client, "nous/recall", {"query": "how is money stored",
                                                        "sessionId": "y-2"}))  # fmt: skip
     assert not [i for s in other["sections"] for i in s["items"] if i["source"] == "chat:y-1#0"]
     assert asked not in other["text"] and "integer cents" in other["text"]
