@@ -76,32 +76,3 @@ def test_a_long_signature_is_seen() -> None:
     seven = "def f(self, a, b, c, d, e, f, g=1): ...\nasync def h(*, a, b, c, d, e, f): ..."
     assert long_signatures(seven) == ["f (7)"]
 
-
-DESIGN_REFERENCE = re.compile(r"design §(\d+(?:\.\d+)?)")
-
-
-def design_sections(text: str) -> set[str]:
-    """The section numbers of docs/design.md (`## 8. Targets`, `### 2.5 Gate, then score`)."""
-    return set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", text, re.MULTILINE))
-
-
-def test_every_design_reference_has_its_section_and_no_spec_reference_is_left() -> None:
-    """Issue 29: the design lives in the repository (docs/design.md); the code's references
-    point to its sections, and none to a SPEC the repository does not hold."""
-    sections = design_sections((ROOT / "docs" / "design.md").read_text(encoding="utf-8"))
-    files = [ROOT / "README.md", *(p for d in ("server", "tests", "docs")
-                                   for p in (ROOT / d).rglob("*") if p.suffix in (".py", ".md"))]  # fmt: skip
-    dangling, spec = set(), []
-    for path in (p for p in files if p != Path(__file__)):  # this file names bad ones on purpose
-        text = path.read_text(encoding="utf-8")
-        dangling |= {f"{path.name}: §{n}" for n in DESIGN_REFERENCE.findall(text)
-                     if n not in sections}  # fmt: skip
-        if "SPEC §" in text:
-            spec.append(path.name)
-    assert not dangling and not spec, (sorted(dangling), spec)
-
-
-def test_a_dangling_design_reference_is_seen() -> None:
-    sections = design_sections("## 8. Targets\n### 2.5 Gate, then score\n")
-    assert sections == {"8", "2.5"}
-    assert [n for n in DESIGN_REFERENCE.findall("design §2.5, design §99") if n not in sections]
