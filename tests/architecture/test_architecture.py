@@ -75,4 +75,3 @@ def test_no_function_of_context_or_memory_takes_more_than_six_parameters() -> No
 def test_a_long_signature_is_seen() -> None:
     seven = "def f(self, a, b, c, d, e, f, g=1): ...\nasync def h(*, a, b, c, d, e, f): ..."
     assert long_signatures(seven) == ["f (7)"]
-
