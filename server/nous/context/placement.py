@@ -198,15 +198,19 @@ def place_spare(query: Query, placement: Placement, alloc: budget.Allocation) ->
     renderings = placement.renderings
     before = dict(renderings.shares)
     spare = query.budget - alloc.tokens
+    placed_again = False
     for _ in range(3):
         if not spend_spare(query, alloc, renderings, spare):
             break
         again = placement.place()
+        placed_again = True
         cost = _cost(alloc, again, placement.censors)
         if cost == 0:
             return again
         _restore(renderings, before)
         spare -= cost
+    if not placed_again:  # nothing grew: the first placement stands (its blocks are as placed)
+        return alloc
     _restore(renderings, before)
     return placement.place()
 
