@@ -299,6 +299,37 @@ def test_an_adr_item_says_its_decision_whatever_section_matched(real_store: Memo
         assert said == bool(others), text  # … and the decision merged into it is said
 
 
+def test_a_decision_that_only_names_the_option_chosen_says_why_too(
+    real_store: MemoryStore,
+) -> None:
+    """opentelemetry-collector's logging RFC (check split): its "Accepted Solution" is a link
+    naming the option, then the sentence that says why. "Why do we hold startup log messages in
+    memory …?" matched the rejected option's section best; the item says the decision, and a
+    name alone would not answer: the sentence after it comes with it."""
+    from nous.context import items as item_renderings
+    from nous.context import relevance
+    from nous.context.score import Scored
+    from nous.workspace.harvest import adr
+    from tests.unit.test_harvest_markdown import LOGGING_RFC
+
+    rel = "docs/rfcs/logging-before-config-resolution.md"
+    stored = [
+        real_store.remember(Draft(kind=h.kind, scope="project:shop", content=h.content,
+                                  source=h.anchor, tags=h.tags, status=h.status)).memory
+        for h in adr.harvest(rel, LOGGING_RFC)
+    ]  # fmt: skip
+    [main] = [m for m in stored if m.source.endswith("#adr-0")]
+    [option] = [m for m in stored if "create-a-logger" in (m.source or "")]
+    question = "Why hold startup messages in memory instead of creating a default logger early?"
+    query = relevance.query(question, {}, 0)
+    texts = item_renderings.Renderings(
+        real_store, query, {option.id: 90}, {}, {option.id: [Scored(main, 0.3)]}
+    ).of(Scored(option, 0.9))
+    text = texts[0][1]
+    assert "Buffer Logs in Memory" in text, text
+    assert "write out the logs in the user-specified format" in text, text
+
+
 SQUARE_SIZE = [  # celestia-app docs/maintainers/increase-square-size.md (development set), abridged
     ("increase-square-size", "Increase square size",
      "The max square size is the minimum of `GovMaxSquareSize` and `SquareSizeUpperBound`. If you "

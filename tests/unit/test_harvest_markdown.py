@@ -125,6 +125,49 @@ def test_adr_leads_with_the_chosen_option_not_the_drivers() -> None:
     assert "Discoverability-first" not in main.content
 
 
+LOGGING_RFC = """# How To Log Before Config Resolution
+
+## Overview
+
+The collector cannot create its primary logger until the configuration is resolved. There is a
+need to write logs during startup, before the primary logger is instantiated, such as during
+configuration resolution or validation. This document describes why logging during startup
+matters, the current behavior of the collector and different solutions to the problem.
+
+## Solutions
+
+### Buffer Logs in Memory
+
+A temporary logger keeps the logs in memory until the primary logger exists.
+
+### Create a Logger Using the Defaults
+
+The collector could create a logger from the default values very early in startup and use it
+until the primary logger is instantiated. Benefits: the order of the messages is preserved.
+Downsides: messages may be written in a format that differs from the primary logger's.
+
+## Accepted Solution
+
+[Buffer Logs in Memory](#buffer-logs-in-memory)
+
+This solution allows the collector to write out the logs in the user-specified format whenever
+possible.
+"""
+
+
+@pytest.mark.parametrize("heading", ["Accepted Solution", "Agreed solution", "Resolution"])
+def test_an_rfcs_accepted_solution_is_its_decision(heading: str) -> None:
+    """RFC templates name the decision "Accepted Solution" (opentelemetry-collector), "Agreed
+    solution" (sentry-cocoa) or "Resolution": the main record says it, not the overview."""
+    text = LOGGING_RFC.replace("## Accepted Solution", f"## {heading}")
+    records = adr.harvest("docs/rfcs/logging-before-config-resolution.md", text)
+    _heading, body = renderings.flat(records[0].content)
+    assert body.startswith("Buffer Logs in Memory This solution allows the collector"), body
+    anchors = [r.anchor for r in records]
+    assert not any(a.endswith(heading.lower().replace(" ", "-")) for a in anchors), anchors
+    assert any(a.endswith("#adr-0-overview") for a in anchors)
+
+
 def test_no_adr_summary_is_a_bare_title() -> None:
     counter = tokens.counter()
     seen = 0

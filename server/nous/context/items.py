@@ -217,9 +217,9 @@ class Renderings:
             if rule or self.counter.count(whole) > self.counter.count(memory.summary):
                 options.append(("content", label + whole))
         elif self.query is not None:
-            pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
+            said = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
             text = self._merged(scored, share - self.counter.count(label))
-            text = text or self._extract(scored, content, share, pinned=pinned)
+            text = text or self._extract(scored, content, share, *_pin(said))
             if text:
                 options.append(("extract", label + text))
         if rule:  # the first rules, one a line, within a summary's size
@@ -250,7 +250,7 @@ class Renderings:
     def _content(self, scored: Scored, decision_first: bool = False) -> str:
         others = self.merged.get(scored.memory.id, [])
         if decision_first:  # an ADR's decision record merged in goes first
-            others = sorted(others, key=lambda m: _decision(m.memory) is None)
+            others = sorted(others, key=lambda m: not _decision(m.memory))
         return "\n\n".join([scored.memory.content, *(m.memory.content for m in others)])
 
     def _extract(
@@ -304,8 +304,8 @@ class Renderings:
         """The tokens of a merged item that says just its `answers` (and an ADR's decision),
         with its best section whole when `whole_lead`."""
         memory = scored.memory
-        pinned = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
-        keep = [*([pinned] if pinned else []), *self.answers(scored)]
+        keep = [*_decision(memory, *(m.memory for m in self.merged.get(memory.id, []))),
+                *self.answers(scored)]  # fmt: skip
         if whole_lead:
             keep += [u.text for u in units(memory.content) if u.kind != "heading"]
         render = rules.lines if rules.is_rule(memory) else None
@@ -332,9 +332,10 @@ class Renderings:
         if not self.admitted_siblings(scored):
             return self._lead_then_rest(scored, room)
         others = self.merged[scored.memory.id]
-        pinned = _decision(scored.memory, *(m.memory for m in others))  # the lead's own too
+        said = _decision(scored.memory, *(m.memory for m in others))  # the lead's own too
+        pinned = said[0] if said else None
         content = self._content(scored, decision_first=True)
-        must = [pinned] if pinned else []
+        must = list(said)
         answers = self.answers(scored)
         lead = [u.text for u in units(scored.memory.content) if u.kind != "heading"]
         for keep in (must + lead + answers, must + answers):
@@ -357,16 +358,20 @@ class Renderings:
             return None
         # A decision record merged in (an ADR's "Chosen option: …") goes first and says its
         # decision whatever the question's words: "why X?" is answered by the decision.
-        others = sorted(others, key=lambda m: _decision(m.memory) is None)
-        pinned = _decision(*(m.memory for m in others))
-        if pinned is not None and room < self.counter.count(pinned) + 20:
+        others = sorted(others, key=lambda m: not _decision(m.memory))
+        said = _decision(*(m.memory for m in others))
+        if said and room < self.counter.count(" ".join(said)) + 20:
             return None  # the whole lead section would crowd the decision out: extract from all
         rest = "\n\n".join(m.memory.content for m in others)
-        said = frozenset(u.text for u in units(scored.memory.content))
+        said_here = frozenset(u.text for u in units(scored.memory.content))
         render = rules.lines if rule else extract.one_line
         extra = (
             extract.extract(
-                rest, self.query, room, self.counter, extract.Wants(said, pinned, render=render)
+                rest,
+                self.query,
+                room,
+                self.counter,
+                extract.Wants(said_here, *_pin(said), render=render),
             )
             if room >= 40
             else None
@@ -440,14 +445,30 @@ def _whole(content: str, rule: bool) -> str:
     return f"{heading} — {body}" if heading else body
 
 
+def _pin(said: tuple[str, ...]) -> tuple[str | None, frozenset[str]]:
+    """A decision statement (`_decision`) as an extract's pinned unit and the units kept with it."""
+    return (said[0] if said else None), frozenset(said[1:])
+
+
 def _is_main(memory: Memory) -> bool:
     """An ADR's main record (title, status, decision), not one of its sections."""
     return memory.kind == "decision" and "adr" in memory.tags and "adr-section" not in memory.tags
 
 
-def _decision(*memories: Memory) -> str | None:
-    """The decision statement (first unit) of the first ADR main record among `memories`."""
+NAMED_ONLY_WORDS = 16
+"""A decision's first unit that is no sentence (no full stop) and this short only names the
+option chosen ("Buffer Logs in Memory and Write Them Once the Primary Logger Exists", a link
+under "Accepted Solution"): the sentence after it says why, and comes with it (`_decision`)."""
+
+
+def _decision(*memories: Memory) -> tuple[str, ...]:
+    """The decision statement of the first ADR main record among `memories`: its first unit, and
+    the next when the first only names the option chosen (NAMED_ONLY_WORDS); () when none is."""
     for memory in memories:
         if _is_main(memory):
-            return next((u.text for u in units(memory.content) if u.kind != "heading"), None)
-    return None
+            body = [u.text for u in units(memory.content) if u.kind != "heading"]
+            named = body and not body[0].rstrip("*_ )").endswith((".", "!", "?"))
+            if named and len(body[0].split()) < NAMED_ONLY_WORDS:
+                return tuple(body[:2])
+            return tuple(body[:1])
+    return ()

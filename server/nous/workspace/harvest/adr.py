@@ -37,7 +37,10 @@ STATUS = {
     "withdrawn": "inactive", "abandoned": "inactive", "declined": "inactive",
     "superseded": "superseded", "replaced": "superseded",
 }  # fmt: skip
-_DECISION = ("decision outcome", "decision", "chosen option", "decision and rationale", "outcome")
+_DECISION = (
+    "decision outcome", "decision", "chosen option", "decision and rationale", "outcome",
+    "accepted solution", "agreed solution", "chosen solution", "resolution",
+)  # fmt: skip
 _NOT_DECISION = ("decision driver", "decision maker", "decision criteria", "decision factor")
 _NUMBER = re.compile(r"(\d{1,5})")
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[-_](\d{1,6}))?[-_]")
