@@ -328,6 +328,7 @@ def test_a_decision_that_only_names_the_option_chosen_says_why_too(
     text = texts[0][1]
     assert "Buffer Logs in Memory" in text, text
     assert "write out the logs in the user-specified format" in text, text
+    assert "Buffer Logs in Memory: This solution" in text  # the name, then what is said of it
 
 
 SQUARE_SIZE = [  # celestia-app docs/maintainers/increase-square-size.md (development set), abridged

@@ -33,6 +33,7 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
     last_index = -2
     last_block = -1
     last_lead = None
+    last_kind = ""
     for unit in chosen:
         index = unit.position  # its index in `all_units` (`units`)
         gap = index != last_index + 1
@@ -57,9 +58,16 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
             joiner = " … " if gap and unit.block != last_block else (
                 "; " if unit.kind in ("item", "row") and unit.block == last_block else " "
             )  # fmt: skip
+            if (
+                joiner == " "
+                and unit.block != last_block
+                and last_kind == "sentence"
+                and (not parts[-1].rstrip("*_`) ").endswith((".", "!", "?", ":", ";", ",")))
+            ):
+                joiner = ": "  # a line that only names a thing, then what is said of it
             parts.append(joiner)
         parts.append(piece)
-        last_index, last_block = index, unit.block
+        last_index, last_block, last_kind = index, unit.block, unit.kind
     body = "".join(parts)
     return f"{heading} — {body}" if heading else body
 
