@@ -331,6 +331,37 @@ def test_a_decision_that_only_names_the_option_chosen_says_why_too(
     assert "Buffer Logs in Memory: This solution" in text  # the name, then what is said of it
 
 
+def test_an_adr_section_brings_its_decision_and_why(real_store: MemoryStore) -> None:
+    """vector's RFC 8025 (tune split): "Could I ship spans to Datadog APM?" matches the rejected
+    RFC's "In scope" section; its main record (relevance 0.02 there) must come along, and say
+    both what was decided and why (the status paragraph's second sentence)."""
+    from nous.context import items as item_renderings
+    from nous.context import relevance
+    from nous.context.score import Scored
+    from nous.workspace.harvest import adr
+    from tests.unit.test_harvest_markdown import TRACING_RFC
+
+    stored = [
+        real_store.remember(Draft(kind=h.kind, scope="project:shop", content=h.content,
+                                  source=h.anchor, tags=h.tags, status=h.status)).memory
+        for h in adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md", TRACING_RFC)
+    ]  # fmt: skip
+    [section] = [m for m in stored if (m.source or "").endswith("-in-scope")]
+    kept = [Scored(section, 0.9, {"relevance": 0.4})]
+    merged: dict[str, list[Scored]] = {}
+    item_renderings.with_decisions(real_store, kept, merged)
+    assert [m.memory.source for m in merged[section.id]] == [
+        "file:rfcs/2021-08-13-8025-internal-tracing.md#adr-8025"
+    ]
+    item_renderings.with_decisions(real_store, kept, merged)  # once is enough
+    assert len(merged[section.id]) == 1
+    query = relevance.query("Could I ship our components' spans to Datadog APM?", {}, 0)
+    text = item_renderings.Renderings(real_store, query, {section.id: 90}, {}, merged).of(kept[0])[
+        0
+    ][1]
+    assert "decided not to move forward" in text and "more granular timing" in text, text
+
+
 SQUARE_SIZE = [  # celestia-app docs/maintainers/increase-square-size.md (development set), abridged
     ("increase-square-size", "Increase square size",
      "The max square size is the minimum of `GovMaxSquareSize` and `SquareSizeUpperBound`. If you "

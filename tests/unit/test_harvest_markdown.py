@@ -168,6 +168,48 @@ def test_an_rfcs_accepted_solution_is_its_decision(heading: str) -> None:
     assert any(a.endswith("#adr-0-overview") for a in anchors)
 
 
+TRACING_RFC = """# RFC 8025 - 2021-08-13 - Internal Tracing
+
+## Status
+
+The team decided not to move forward with this change. Implementing tracing within the agent is
+not a worthy goal in itself, and there is a clearer, cheaper path to addressing the pain points
+laid out in this RFC via more granular timing metrics.
+
+## Scope
+
+### In scope
+
+- Instrumenting components with tracing spans
+- Sending internal tracing spans to Datadog APM via the Datadog Agent
+
+### Out of scope
+
+- Sending internal traces anywhere other than Datadog APM
+
+## Motivation
+
+Diagnosing performance issues in deployed pipelines is slow: users report that throughput drops,
+and we have no view of where inside the topology the time goes.
+"""
+
+
+def test_a_status_said_in_sentences_is_the_decision() -> None:
+    """vector's RFC 8025 says what was decided, and why, in its Status section: the main record
+    leads with it. A status that is only a word ("Accepted") is the record's state, not its
+    decision."""
+    records = adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md", TRACING_RFC)
+    _heading, body = renderings.flat(records[0].content)
+    assert body.startswith("The team decided not to move forward with this change."), body
+    assert "more granular timing metrics" in body
+    short = TRACING_RFC.replace(
+        TRACING_RFC[TRACING_RFC.index("The team") : TRACING_RFC.index("## Scope")], "Rejected\n\n"
+    )
+    records = adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md", short)
+    assert records[0].status == "inactive"
+    assert "Rejected" not in renderings.flat(records[0].content)[1]
+
+
 def test_no_adr_summary_is_a_bare_title() -> None:
     counter = tokens.counter()
     seen = 0

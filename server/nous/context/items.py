@@ -156,6 +156,26 @@ def complete_short_documents(
     return completed
 
 
+def with_decisions(store: Store, kept: list[Scored], merged: dict[str, list[Scored]]) -> None:
+    """A decision record's section admitted without its main record (title, status, decision)
+    brings it along, for its decision (`_decision`) to be said: "could we ship spans to Datadog
+    APM?" matched a rejected RFC's "In scope" section, and only its main record says the team
+    decided not to, and why."""
+    for lead in kept:
+        memory = lead.memory
+        document = document_of(memory)
+        if document is None or "adr-section" not in memory.tags:
+            continue
+        if any(_is_main(m.memory) for m in merged.get(memory.id, [])):
+            continue
+        number = next((t for t in memory.tags if t.startswith("adr-") and t != "adr-section"),
+                      "adr-0")  # fmt: skip
+        found = store.sources.id_of_source(f"{document}#{number}", memory.scope)
+        main = store.get_many([found]).get(found) if found else None
+        if main is not None and main.status != "inactive" and _is_main(main):
+            merged.setdefault(memory.id, []).append(Scored(main, 0.0, {"relevance": 0.0}))
+
+
 def successor_names(store: Store, kept: list[Scored]) -> dict[str, str]:
     """{superseded memory id: its successor's one-line rendering}."""
     wanted = {c.memory.id: c.memory.superseded_by for c in kept if c.memory.superseded_by}
@@ -461,14 +481,33 @@ option chosen ("Buffer Logs in Memory and Write Them Once the Primary Logger Exi
 under "Accepted Solution"): the sentence after it says why, and comes with it (`_decision`)."""
 
 
+DECISION_WORDS = 60
+"""A decision statement is its first paragraph up to this many words: "The team decided not to
+move forward with this change." says what; the sentence after it says why."""
+
+
 def _decision(*memories: Memory) -> tuple[str, ...]:
-    """The decision statement of the first ADR main record among `memories`: its first unit, and
-    the next when the first only names the option chosen (NAMED_ONLY_WORDS); () when none is."""
+    """The decision statement of the first ADR main record among `memories`: its first
+    paragraph's sentences (DECISION_WORDS), or its first unit and the next when the first only
+    names the option chosen (NAMED_ONLY_WORDS); () when none is."""
     for memory in memories:
         if _is_main(memory):
-            body = [u.text for u in units(memory.content) if u.kind != "heading"]
-            named = body and not body[0].rstrip("*_ )").endswith((".", "!", "?"))
-            if named and len(body[0].split()) < NAMED_ONLY_WORDS:
-                return tuple(body[:2])
-            return tuple(body[:1])
+            found = [u for u in units(memory.content) if u.kind != "heading"]
+            if not found:
+                return ()
+            first = found[0].text
+            named = not first.rstrip("*_ )").endswith((".", "!", "?"))
+            if named and len(first.split()) < NAMED_ONLY_WORDS:
+                return tuple(u.text for u in found[:2])
+            said, words = [first], len(first.split())
+            for unit in found[1:]:  # the rest of its paragraph, within DECISION_WORDS
+                words += len(unit.text.split())
+                if (
+                    unit.block != found[0].block
+                    or unit.kind != "sentence"
+                    or words > DECISION_WORDS
+                ):
+                    break
+                said.append(unit.text)
+            return tuple(said)
     return ()

@@ -46,6 +46,7 @@ def assemble(store: Store, config: Config, view: View, req: Request) -> ContextR
         # several times over, and its best section leads (measured: fewer tokens, a higher
         # first-hit rank in every mode; docs/benchmarks.md).
         candidates, merged = items.merge_documents(candidates, work)
+        items.with_decisions(store, candidates, merged)
         short = items.complete_short_documents(
             store, candidates, merged, config.gate.short_document
         )

@@ -200,10 +200,20 @@ def _words(blocks: list[Block]) -> int:
     return sum(len((b.text or " ".join(b.items)).split()) for b in blocks)
 
 
+STATUS_SENTENCE_WORDS = 12
+"""A status section of this many words or more says what was decided and why, not a state
+(vector's RFC 8025: "The team decided not to move forward with this change. … a clearer,
+cheaper path … via more granular timing metrics.")."""
+
+
 def _lead(doc: Document) -> list[Block]:
     """What the decision is: its decision sections (MADR "Chosen option" included), with the
     first substantive section after them when those say little ("Approved"), never a title."""
     chosen = [b for s in doc.sections if _is_decision(s) for b in s.blocks]
+    if not chosen:  # a status said in sentences is the decision: "The team decided not to …"
+        status = next((s for s in doc.sections if s.title.lower().strip("* ") == "status"), None)
+        if status is not None and _words(status.blocks) >= STATUS_SENTENCE_WORDS:
+            chosen = list(status.blocks)
     if not chosen:
         for section in doc.sections:
             for block in section.blocks:
