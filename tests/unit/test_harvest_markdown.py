@@ -210,6 +210,20 @@ def test_a_status_said_in_sentences_is_the_decision() -> None:
     assert "Rejected" not in renderings.flat(records[0].content)[1]
 
 
+def test_a_status_word_before_the_sentences_stays_in_the_title() -> None:
+    """kitsune's ADR 6 (tune split): "Proposed — pending policy approval." then what holds until
+    then. The state is the title's; the decision is the paragraph that says what holds."""
+    text = TRACING_RFC.replace(
+        "The team decided",
+        "Proposed — pending restricted-content policy approval.\n\nThe team decided",
+    )
+    main = adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md", text)[0]
+    title, body = renderings.flat(main.content)
+    assert "(status: Proposed — pending restricted-content policy approval" in title
+    assert main.status == "pending"
+    assert body.startswith("The team decided not to move forward with this change."), body
+
+
 def test_no_adr_summary_is_a_bare_title() -> None:
     counter = tokens.counter()
     seen = 0

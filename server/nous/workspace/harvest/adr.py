@@ -214,6 +214,8 @@ def _lead(doc: Document) -> list[Block]:
         status = next((s for s in doc.sections if s.title.lower().strip("* ") == "status"), None)
         if status is not None and _words(status.blocks) >= STATUS_SENTENCE_WORDS:
             chosen = list(status.blocks)
+            while len(chosen) > 1 and _words(chosen[:1]) < STATUS_SENTENCE_WORDS:
+                chosen = chosen[1:]  # "Proposed — pending approval.": the state, in the title
     if not chosen:
         for section in doc.sections:
             for block in section.blocks:
