@@ -355,6 +355,12 @@ def test_an_adr_section_brings_its_decision_and_why(real_store: MemoryStore) -> 
     ]
     item_renderings.with_decisions(real_store, kept, merged)  # once is enough
     assert len(merged[section.id]) == 1
+    [main] = [m for m in stored if (m.source or "").endswith("#adr-8025")]
+    apart: dict[str, list[Scored]] = {}  # the main record is an item of its own (a superseded
+    item_renderings.with_decisions(  # record's sections are not merged): not said twice
+        real_store, [*kept, Scored(main, 0.5, {"relevance": 0.02})], apart
+    )
+    assert apart == {}
     query = relevance.query("Could I ship our components' spans to Datadog APM?", {}, 0)
     text = item_renderings.Renderings(real_store, query, {section.id: 90}, {}, merged).of(kept[0])[
         0

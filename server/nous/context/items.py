@@ -161,19 +161,20 @@ def with_decisions(store: Store, kept: list[Scored], merged: dict[str, list[Scor
     brings it along, for its decision (`_decision`) to be said: "could we ship spans to Datadog
     APM?" matched a rejected RFC's "In scope" section, and only its main record says the team
     decided not to, and why."""
+    present = {c.memory.id for c in kept} | {m.memory.id for ms in merged.values() for m in ms}
     for lead in kept:
         memory = lead.memory
         document = document_of(memory)
         if document is None or "adr-section" not in memory.tags:
             continue
-        if any(_is_main(m.memory) for m in merged.get(memory.id, [])):
-            continue
         number = next((t for t in memory.tags if t.startswith("adr-") and t != "adr-section"),
                       "adr-0")  # fmt: skip
         found = store.sources.id_of_source(f"{document}#{number}", memory.scope)
         main = store.get_many([found]).get(found) if found else None
-        if main is not None and main.status != "inactive" and _is_main(main):
-            merged.setdefault(memory.id, []).append(Scored(main, 0.0, {"relevance": 0.0}))
+        if main is None or main.id in present or main.status == "inactive" or not _is_main(main):
+            continue  # an item already says it (its own, or merged into one)
+        merged.setdefault(memory.id, []).append(Scored(main, 0.0, {"relevance": 0.0}))
+        present.add(main.id)
 
 
 def successor_names(store: Store, kept: list[Scored]) -> dict[str, str]:
@@ -270,7 +271,7 @@ class Renderings:
     def _content(self, scored: Scored, decision_first: bool = False) -> str:
         others = self.merged.get(scored.memory.id, [])
         if decision_first:  # an ADR's decision record merged in goes first
-            others = sorted(others, key=lambda m: not _decision(m.memory))
+            others = sorted(others, key=lambda m: not _is_main(m.memory))
         return "\n\n".join([scored.memory.content, *(m.memory.content for m in others)])
 
     def _extract(
@@ -378,7 +379,7 @@ class Renderings:
             return None
         # A decision record merged in (an ADR's "Chosen option: …") goes first and says its
         # decision whatever the question's words: "why X?" is answered by the decision.
-        others = sorted(others, key=lambda m: not _decision(m.memory))
+        others = sorted(others, key=lambda m: not _is_main(m.memory))
         said = _decision(*(m.memory for m in others))
         if said and room < self.counter.count(" ".join(said)) + 20:
             return None  # the whole lead section would crowd the decision out: extract from all

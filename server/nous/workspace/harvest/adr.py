@@ -138,11 +138,15 @@ def target(relpath: str, ref: succession.Ref) -> str | None:
     return succession.number_in(ref.text) if ref.text else None
 
 
+def _is_status(section: Section) -> bool:
+    return section.title.lower().strip("* ") == "status"
+
+
 def _status_text(doc: Document) -> str:
     if doc.front.get("status"):
         return doc.front["status"]
     for section in doc.sections:
-        if section.title.lower().strip("* ") == "status" and section.blocks:
+        if _is_status(section) and section.blocks:
             block = section.blocks[0]
             return block.items[0] if block.kind == "list" and block.items else block.text
     for section in doc.sections[:3]:
@@ -211,7 +215,7 @@ def _lead(doc: Document) -> list[Block]:
     first substantive section after them when those say little ("Approved"), never a title."""
     chosen = [b for s in doc.sections if _is_decision(s) for b in s.blocks]
     if not chosen:  # a status said in sentences is the decision: "The team decided not to …"
-        status = next((s for s in doc.sections if s.title.lower().strip("* ") == "status"), None)
+        status = next((s for s in doc.sections if _is_status(s)), None)
         if status is not None and _words(status.blocks) >= STATUS_SENTENCE_WORDS:
             chosen = list(status.blocks)
             while len(chosen) > 1 and _words(chosen[:1]) < STATUS_SENTENCE_WORDS:
@@ -289,7 +293,7 @@ def of_record(
     lead_ids = {id(b) for b in lead_blocks}
     used: dict[str, int] = {}
     for section in doc.sections:
-        if section.title.lower().strip("* ") == "status" or _is_decision(section):
+        if _is_status(section) or _is_decision(section):
             continue
         if section.level <= 1 and _words(section.blocks) < 15:
             continue  # the lines under the title: date, deciders, a PR link
