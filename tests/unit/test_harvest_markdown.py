@@ -224,6 +224,45 @@ def test_a_status_word_before_the_sentences_stays_in_the_title() -> None:
     assert body.startswith("The team decided not to move forward with this change."), body
 
 
+BATCHING_RFC = """# Migration for batching
+
+## Overview
+
+The Collector now offers two batching mechanisms:
+
+1. The batch processor component, used in pipelines for many years.
+2. The exporterhelper queue/batch sender, ready to replace it.
+
+We find a small number of users still require a batch processor, for example when several
+exporters share one batching step.
+
+At the same time, the batch processor has several known defects.
+
+Our goal is to migrate most users away from the batch processor and
+enable batching by default for all exporterhelper users.
+
+## Background
+
+This supersedes an unmerged draft.
+"""
+
+
+def test_a_record_without_a_decision_leads_with_its_stated_goal() -> None:
+    """opentelemetry-collector's batching RFC (check split) has no decision section; its
+    overview states the goal after four blocks of background. The main record says the goal
+    first, then the opening block; a record whose first blocks already say what it proposes
+    keeps them."""
+    main = adr.harvest("docs/rfcs/batching-migration.md", BATCHING_RFC)[0]
+    _title, body = renderings.flat(main.content)
+    assert body.startswith("Our goal is to migrate most users away from the batch processor"), body
+    assert "offers two batching mechanisms" in body
+    assert "known defects" not in body
+    plain = BATCHING_RFC.replace("Our goal is to", "Later, we may")
+    _title, body = renderings.flat(adr.harvest("docs/rfcs/batching-migration.md", plain)[0].content)
+    assert body.startswith("The Collector now offers two batching mechanisms"), body
+    assert "Later, we may" not in body
+
+
 def test_no_adr_summary_is_a_bare_title() -> None:
     counter = tokens.counter()
     seen = 0

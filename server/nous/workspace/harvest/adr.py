@@ -233,8 +233,28 @@ def _lead(doc: Document) -> list[Block]:
         if title.startswith(_META) or _is_decision(section) or not section.level:
             continue
         if _words(section.blocks) >= 8:
-            return [*chosen, *section.blocks[:2]]
+            return [*chosen, *_opening(section.blocks)]
     return chosen
+
+
+_GOAL = re.compile(
+    r"\b(?:our goal is|the goal of this (?:rfc|document|proposal|change) is|we propose"
+    r"|this (?:rfc|document|proposal) (?:proposes|recommends)|we recommend|we (?:have )?decided)\b",
+    re.I,
+)
+"""A sentence that states what a record without a decision section proposes."""
+
+
+def _opening(blocks: list[Block]) -> list[Block]:
+    """What a record with no decision section leads with: its opening section's first two
+    blocks, or, when those state no goal and a later block of the section does ("Our goal is to
+    migrate most users away from the batch processor …" after four blocks of background), that
+    block, then the first (what is proposed, then the ground it stands on)."""
+    head = blocks[:2]
+    if any(_GOAL.search(render_block(b)) for b in head):
+        return head
+    goal = next((b for b in blocks[2:] if _GOAL.search(render_block(b))), None)
+    return [goal, blocks[0]] if goal is not None else head
 
 
 def harvest(relpath: str, text: str, folder_status: str | None = None) -> list[Harvested]:
