@@ -366,6 +366,7 @@ def test_an_adr_section_brings_its_decision_and_why(real_store: MemoryStore) -> 
         0
     ][1]
     assert "decided not to move forward" in text and "more granular timing" in text, text
+    assert "(status: Rejected)" in text, text  # the state in a word, not the sentence's start
 
 
 SQUARE_SIZE = [  # celestia-app docs/maintainers/increase-square-size.md (development set), abridged

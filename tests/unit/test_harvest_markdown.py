@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nous.context import extract, relevance
-from nous.memory import renderings
+from nous.memory import lifecycle, renderings
 from nous.text import markdown, tokens
 from nous.workspace.harvest import adr, instructions, procedures, sync
 from nous.workspace.harvest.model import Harvested
@@ -196,18 +196,28 @@ and we have no view of where inside the topology the time goes.
 
 def test_a_status_said_in_sentences_is_the_decision() -> None:
     """vector's RFC 8025 says what was decided, and why, in its Status section: the main record
-    leads with it. A status that is only a word ("Accepted") is the record's state, not its
-    decision."""
+    leads with it, and its title says the state in a word ("decided not to" is Rejected, not
+    the sentence's first eight words). A status that is only a word ("Rejected") is the
+    record's state, not its decision; a rejected proposal is a decision made, kept in context
+    (the record that chose otherwise answers "could we do X?"), a withdrawn one is not."""
     records = adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md", TRACING_RFC)
-    _heading, body = renderings.flat(records[0].content)
+    heading, body = renderings.flat(records[0].content)
     assert body.startswith("The team decided not to move forward with this change."), body
     assert "more granular timing metrics" in body
-    short = TRACING_RFC.replace(
-        TRACING_RFC[TRACING_RFC.index("The team") : TRACING_RFC.index("## Scope")], "Rejected\n\n"
-    )
-    records = adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md", short)
-    assert records[0].status == "inactive"
-    assert "Rejected" not in renderings.flat(records[0].content)[1]
+    assert heading == "RFC 8025: Internal Tracing (status: Rejected)", heading
+    assert records[0].status == "reviewed"
+    assert not lifecycle.is_excluded("decision", records[0].status)
+    said = TRACING_RFC[TRACING_RFC.index("The team") : TRACING_RFC.index("## Scope")]
+    for status, state in (("Rejected", "reviewed"), ("Declined", "reviewed"),
+                          ("Withdrawn", "inactive")):  # fmt: skip
+        records = adr.harvest("rfcs/2021-08-13-8025-internal-tracing.md",
+                              TRACING_RFC.replace(said, f"{status}\n\n"))  # fmt: skip
+        assert records[0].status == state, status
+        heading, body = renderings.flat(records[0].content)
+        assert f"(status: {status})" in heading and status not in body
+    agreed = TRACING_RFC.replace("decided not to move forward with", "decided to go ahead with")
+    heading, _body = renderings.flat(adr.harvest("rfcs/8025-tracing.md", agreed)[0].content)
+    assert heading.endswith("(status: Decided)"), heading
 
 
 def test_a_status_word_before_the_sentences_stays_in_the_title() -> None:

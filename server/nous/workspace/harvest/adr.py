@@ -33,10 +33,12 @@ STATUS = {
     "proposed": "pending", "draft": "pending", "proposal": "pending", "pending": "pending",
     "accepted": "reviewed", "approved": "reviewed", "implemented": "reviewed",
     "adopted": "reviewed", "done": "reviewed", "decided": "reviewed", "final": "reviewed",
-    "deprecated": "inactive", "rejected": "inactive", "obsolete": "inactive",
-    "withdrawn": "inactive", "abandoned": "inactive", "declined": "inactive",
+    "deprecated": "inactive", "rejected": "reviewed", "obsolete": "inactive",
+    "withdrawn": "inactive", "abandoned": "inactive", "declined": "reviewed",
     "superseded": "superseded", "replaced": "superseded",
 }  # fmt: skip
+"""A rejected or declined proposal is a decision made (against it): it stays in context, its
+title says "Rejected", so "could we do X?" is answered by the record that chose otherwise."""
 _DECISION = (
     "decision outcome", "decision", "chosen option", "decision and rationale", "outcome",
     "accepted solution", "agreed solution", "chosen solution", "resolution",
@@ -164,10 +166,22 @@ def _status_text(doc: Document) -> str:
     return ""
 
 
+_DECLINED = re.compile(
+    r"\b(?:decided|chose|agreed|voted)\s+(?:not|against)\b"
+    r"|\bnot\s+(?:to\s+)?(?:move|moving|go|going|proceed|proceeding)\s+forward\b"
+    r"|\bwill\s+not\s+(?:be\s+)?(?:pursued|implemented|adopted|pursue|implement|adopt)\b",
+    re.I,
+)
+"""A status said in a sentence that declines: "The team decided not to move forward with this
+change." (vector's RFC 8025) is rejected, not decided."""
+
+
 def read_status(doc: Document) -> tuple[str | None, str | None, str]:
     """(lifecycle status, successor reference, the status as written)."""
     raw = " ".join(_status_text(doc).split())
     word = next((w for w in letters(raw) if w in STATUS), None)
+    if _DECLINED.search(raw):
+        word = "rejected"
     successor = None
     if word in ("superseded", "replaced"):
         link = re.search(r"(?:superseded|replaced) by\s*:?\s*\[?([^\]\n]*)\]?", raw, re.I)
@@ -300,6 +314,10 @@ def of_record(
     ):
         lead_blocks = list(first.blocks)
     shown = " ".join(written.split()[:8]).rstrip(".")
+    if len(written.split()) >= STATUS_SENTENCE_WORDS:  # a sentence: the record's body says it
+        word = "rejected" if _DECLINED.search(written) else None
+        word = word or next((w for w in letters(written) if w in STATUS), None)
+        shown = word.capitalize() if word else ""
     head = f"{label} (status: {shown})" if shown else label
     main = records.Record([head], "adr", list(lead_blocks))
     out = []
