@@ -299,6 +299,48 @@ def test_an_adr_item_says_its_decision_whatever_section_matched(real_store: Memo
         assert said == bool(others), text  # … and the decision merged into it is said
 
 
+RELEASE_SKILL = [  # opendal's .agents/skills/opendal-release/SKILL.md (check split), abridged
+    ("ground-rules", "Ground Rules",
+     "- Use `gh` for GitHub PRs, issues, discussions, checks, and Actions logs.\n"
+     "- Do not claim any step succeeded until the external system confirms it.\n"
+     "- Treat an RC as bound to its signed tag, target commit, and generated artifacts. Do not "
+     "create a new RC merely because `main` advances after tagging.\n"
+     "- Do not put SVN, Nexus, or mail credentials in commands, files, issue text, PRs, or "
+     "release notes."),
+    ("go-binding-release-readiness", "Go Binding Release Readiness",
+     "After the vote passes, if the Go binding RC was included in the vote, also push the final "
+     "Go binding release tag at the same commit as the final top-level release tag on main."),
+]
+
+
+def test_a_merged_items_best_section_says_its_answer_first(real_store: MemoryStore) -> None:
+    """opendal-05 (check split): the most relevant rule's section leads a censor item its
+    document's other rules merge into, none of them over the gate's floor. The item says the
+    lead's own answer ("Do not create a new RC merely because main advances") before what a
+    sibling shares with the question (its "Go binding RC … included … tag … main")."""
+    from nous.context import items as item_renderings
+    from nous.context import relevance
+    from nous.context.score import Scored
+
+    lead, sibling = (
+        real_store.remember(Draft(
+            kind="constraint", scope="project:shop", tags=["instructions"],
+            content=f"# .agents/skills/opendal-release/SKILL.md: OpenDAL Release › {heading}\n\n{body}",
+            source=f"file:.agents/skills/opendal-release/SKILL.md#{anchor}",
+        )).memory
+        for anchor, heading, body in RELEASE_SKILL
+    )  # fmt: skip
+    question = ("We tagged the release candidate and then a couple of fixes landed on main. "
+                "Do I need to cut a new RC so they're included?")  # fmt: skip
+    query = relevance.query(question, {}, 0)
+    merged = {lead.id: [Scored(sibling, 0.3, {"relevance": 0.01})]}
+    texts = item_renderings.Renderings(real_store, query, {lead.id: 60}, {}, merged).of(
+        Scored(lead, 0.4, {"relevance": 0.05})
+    )
+    text = dict(texts)["extract"]
+    assert "Do not create a new RC merely because `main` advances after tagging." in text, text
+
+
 def test_a_decision_that_only_names_the_option_chosen_says_why_too(
     real_store: MemoryStore,
 ) -> None:

@@ -204,7 +204,10 @@ class Renderings:
     share, else the extract most relevant to the input (design §2.7's second tier), then the
     write-time summary and micro. A superseded memory says so, with its successor. An item of
     several sections of one document (`merge_documents`) keeps each admitted section's own
-    answer (`answers`); an instruction file's rules read one rule a line (`context.rules`)."""
+    answer (`answers`), its best section first of all: when no section passed the gate but the
+    best (a censor's document: the most relevant rule's section leads), that section's answer
+    is still said before what its siblings share with the question; an instruction file's rules
+    read one rule a line (`context.rules`)."""
 
     def __init__(
         self, store: Store, query: relevance.Query | None, shares: dict[str, int],
@@ -239,8 +242,12 @@ class Renderings:
                 options.append(("content", label + whole))
         elif self.query is not None:
             said = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
+            pinned, kept = _pin(said)
             text = self._merged(scored, share - self.counter.count(label))
-            text = text or self._extract(scored, content, share, *_pin(said))
+            if not text and self.merged.get(memory.id):  # its own answer first, then the others'
+                answer = frozenset(self.answers(scored))
+                text = self._extract(scored, content, share, pinned, kept | answer)
+            text = text or self._extract(scored, content, share, pinned, kept)
             if text:
                 options.append(("extract", label + text))
         if rule:  # the first rules, one a line, within a summary's size
