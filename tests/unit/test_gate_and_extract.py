@@ -310,7 +310,7 @@ RELEASE_SKILL = [  # opendal's .agents/skills/opendal-release/SKILL.md (check sp
     ("go-binding-release-readiness", "Go Binding Release Readiness",
      "After the vote passes, if the Go binding RC was included in the vote, also push the final "
      "Go binding release tag at the same commit as the final top-level release tag on main."),
-]
+]  # fmt: skip
 
 
 def test_a_merged_items_best_section_says_its_answer_first(real_store: MemoryStore) -> None:

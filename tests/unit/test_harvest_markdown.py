@@ -273,6 +273,21 @@ def test_a_record_without_a_decision_leads_with_its_stated_goal() -> None:
     assert "Later, we may" not in body
 
 
+def test_a_main_record_split_for_size_is_one_decision() -> None:
+    """A decision too long for one record is split; its further parts are sections of it: they
+    bring the first part (which says the decision) when admitted, and never stand for it."""
+    reason = "the queue keeps each event until the sink acknowledges it: a restart loses nothing"
+    reasons = "\n".join(f"- Reason {n}: {reason} ({n})." for n in range(30))
+    decision = f"## Decision\n\nWe buffer on disk.\n\n{reasons}\n"
+    text = f"# 7. Use a disk buffer\n\n## Status\n\nAccepted\n\n{decision}"
+    records = adr.harvest("docs/adr/0007-disk-buffer.md", text)
+    parts = [r for r in records if "#adr-7" in r.anchor and "adr-section" not in r.tags]
+    assert [r.anchor for r in parts] == ["file:docs/adr/0007-disk-buffer.md#adr-7"]
+    more = [r for r in records if "-decision-" in r.anchor]
+    assert more and all("adr-section" in r.tags and "adr-7" in r.tags for r in more)
+    assert all(r.importance == 0.8 for r in [*parts, *more])
+
+
 def test_no_adr_summary_is_a_bare_title() -> None:
     counter = tokens.counter()
     seen = 0

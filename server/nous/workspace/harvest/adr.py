@@ -324,8 +324,11 @@ def of_record(
     parts = records.of_section(Section([head], 1, "adr", main.blocks), [head]) or [main]
     for n, record in enumerate(parts):
         anchor = f"adr-{number or 0}" if n == 0 else f"adr-{number or 0}-decision-{n + 1}"
+        # a main record split for size: its further parts are sections of it (they bring the
+        # first part, which says the decision, and never stand for it)
         out.append(Harvested(kind="decision", content=record.content(),
-                             anchor=f"file:{relpath}#{anchor}", tags=tags, importance=0.8,
+                             anchor=f"file:{relpath}#{anchor}",
+                             tags=tags if n == 0 else [*tags, "adr-section"], importance=0.8,
                              supersedes=list(supersedes or []) if n == 0 else [],
                              **common))  # type: ignore[arg-type]  # fmt: skip
     lead_ids = {id(b) for b in lead_blocks}
