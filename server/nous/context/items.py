@@ -162,6 +162,7 @@ def with_decisions(store: Store, kept: list[Scored], merged: dict[str, list[Scor
     APM?" matched a rejected RFC's "In scope" section, and only its main record says the team
     decided not to, and why."""
     present = {c.memory.id for c in kept} | {m.memory.id for ms in merged.values() for m in ms}
+    wanted: list[tuple[Memory, str]] = []  # (an admitted section, its main record's id)
     for lead in kept:
         memory = lead.memory
         document = document_of(memory)
@@ -170,7 +171,11 @@ def with_decisions(store: Store, kept: list[Scored], merged: dict[str, list[Scor
         number = next((t for t in memory.tags if t.startswith("adr-") and t != "adr-section"),
                       "adr-0")  # fmt: skip
         found = store.sources.id_of_source(f"{document}#{number}", memory.scope)
-        main = store.get_many([found]).get(found) if found else None
+        if found:
+            wanted.append((memory, found))
+    mains = store.get_many([found for _, found in wanted]) if wanted else {}
+    for memory, found in wanted:
+        main = mains.get(found)
         if main is None or main.id in present or main.status == "inactive" or not _is_main(main):
             continue  # an item already says it (its own, or merged into one)
         merged.setdefault(memory.id, []).append(Scored(main, 0.0, {"relevance": 0.0}))
@@ -242,12 +247,8 @@ class Renderings:
                 options.append(("content", label + whole))
         elif self.query is not None:
             said = _decision(memory, *(m.memory for m in self.merged.get(memory.id, [])))
-            pinned, kept = _pin(said)
             text = self._merged(scored, share - self.counter.count(label))
-            if not text and self.merged.get(memory.id):  # its own answer first, then the others'
-                answer = frozenset(self.answers(scored))
-                text = self._extract(scored, content, share, pinned, kept | answer)
-            text = text or self._extract(scored, content, share, pinned, kept)
+            text = text or self._extract(scored, content, share, *_pin(said))
             if text:
                 options.append(("extract", label + text))
         if rule:  # the first rules, one a line, within a summary's size
@@ -352,19 +353,21 @@ class Renderings:
 
     def _merged(self, scored: Scored, room: int) -> str | None:
         """A merged item within `room`: its best section whole when that fits beside the other
-        sections' answers, else every admitted section's answer; then, in what is left, the
-        document's other most relevant units. An ADR's decision ("Chosen option: …") is said
+        sections' answers, else every admitted section's answer (the best section's alone when
+        no other passed the gate); then, in what is left, the document's other most relevant
+        units. An ADR's decision ("Chosen option: …") is said
         whatever the question's words: "why X?" is answered by the decision."""
         if not self.merged.get(scored.memory.id) or self.query is None:
             return None
-        if not self.admitted_siblings(scored):
-            return self._lead_then_rest(scored, room)
         others = self.merged[scored.memory.id]
         said = _decision(scored.memory, *(m.memory for m in others))  # the lead's own too
         pinned = said[0] if said else None
         content = self._content(scored, decision_first=True)
         must = list(said)
-        answers = self.answers(scored)
+        answers = self.answers(scored)  # the best section's, and each admitted sibling's
+        if not self.admitted_siblings(scored):  # the best section whole, else its answer first
+            whole = self._lead_then_rest(scored, room)
+            return whole or self._extract(scored, content, room, pinned, frozenset(must + answers))
         lead = [u.text for u in units(scored.memory.content) if u.kind != "heading"]
         for keep in (must + lead + answers, must + answers):
             text = self._extract(scored, content, room, pinned, frozenset(keep))

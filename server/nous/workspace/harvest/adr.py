@@ -176,12 +176,17 @@ _DECLINED = re.compile(
 change." (vector's RFC 8025) is rejected, not decided."""
 
 
+def _state(written: str) -> str | None:
+    """The status word `written` says (a key of STATUS): a sentence that declines is rejected."""
+    if _DECLINED.search(written):
+        return "rejected"
+    return next((w for w in letters(written) if w in STATUS), None)
+
+
 def read_status(doc: Document) -> tuple[str | None, str | None, str]:
     """(lifecycle status, successor reference, the status as written)."""
     raw = " ".join(_status_text(doc).split())
-    word = next((w for w in letters(raw) if w in STATUS), None)
-    if _DECLINED.search(raw):
-        word = "rejected"
+    word = _state(raw)
     successor = None
     if word in ("superseded", "replaced"):
         link = re.search(r"(?:superseded|replaced) by\s*:?\s*\[?([^\]\n]*)\]?", raw, re.I)
@@ -315,8 +320,7 @@ def of_record(
         lead_blocks = list(first.blocks)
     shown = " ".join(written.split()[:8]).rstrip(".")
     if len(written.split()) >= STATUS_SENTENCE_WORDS:  # a sentence: the record's body says it
-        word = "rejected" if _DECLINED.search(written) else None
-        word = word or next((w for w in letters(written) if w in STATUS), None)
+        word = _state(written)
         shown = word.capitalize() if word else ""
     head = f"{label} (status: {shown})" if shown else label
     main = records.Record([head], "adr", list(lead_blocks))
