@@ -43,6 +43,24 @@ def test_words_the_store_never_saw_do_not_refuse_the_question() -> None:
     assert values[4] == 1.0  # holds the rarest word the store knows
 
 
+def test_a_shorthand_and_its_long_form_are_one_word_on_both_sides() -> None:
+    question = relevance.expand("Do I need tests in the pull request?")  # the search's text
+    assert "pr" in question  # the search still finds a document that says "PR" …
+    query = relevance.query(question, {"tests": 3, "pull": 2, "request": 2, "pr": 1}, 10)
+    # … but the features read one concept, weighed once: not "pull" + "request" + "pr"
+    assert set(query.weights) == {words.stem("tests"), "pr"}
+    said_long = "All pull requests should include tests."
+    said_short = "Every PR should include tests."
+    assert query.coverage(said_long) == query.coverage(said_short) == 1.0
+    assert relevance.stems("Pull-Request  checks") == relevance.stems("PR checks")
+    assert relevance.stems("the configuration docs") == relevance.stems("the config documentation")
+    # a word of the long form alone is not the shorthand ("pull them out into a helper")
+    assert "pr" not in relevance.stems("pull them out into a helper")
+    asked = relevance.query("Keep PRs small?", {"prs": 1, "small": 1}, 10)
+    assert asked.coverage("Keep pull requests under 700 lines; propose a split.") > 0.0
+    assert asked.covered(relevance.stems("pull requests")) == asked.coverage("PRs")
+
+
 def test_a_question_asks_for_a_kind() -> None:
     from nous.context import intent
 

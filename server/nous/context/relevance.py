@@ -30,7 +30,12 @@ SYNONYMS = {
     "auth": ("authentication",),
     "db": ("database",),
 }
-"""Developer shorthand a document and a question may spell differently (both directions)."""
+"""Developer shorthand a document and a question may spell differently. The search finds either
+spelling (`expand` appends the other to the query); the relevance features read every spelling
+as the shorthand on both sides (`stems`, `query`: "pull requests" is "prs", "configuration" is
+"config"), so a document that says "pull requests" holds the question's "PR", and a question
+that says "pull request" is not weighed twice, once for its words and once more for an appended
+"pr" that no document spelling it out holds."""
 _LONG_FORMS = {" ".join(v): k for k, v in SYNONYMS.items()}
 
 
@@ -46,7 +51,7 @@ def expand(text: str) -> str:
 def stems(text: str) -> frozenset[str]:
     """The stems of `words.content_words(text)` (a compound's are computed once per process: the
     vocabulary is small, the texts many)."""
-    return frozenset(chain.from_iterable(map(_compound_stems, words.compounds(text))))
+    return frozenset(chain.from_iterable(map(_compound_stems, words.compounds(_phrases(text)))))
 
 
 ECHO_WORDS = 3
@@ -62,7 +67,32 @@ def says_again(asked: frozenset[str], text: str) -> bool:
 
 @functools.lru_cache(maxsize=65_536)
 def _compound_stems(compound: str) -> tuple[str, ...]:
-    return tuple(words.stem(p) for p in words.pieces(compound) if words.is_content(p))
+    return tuple(_canonical(words.stem(p)) for p in words.pieces(compound) if words.is_content(p))
+
+
+_PHRASE_SHORT = {" ".join(v): k for k, v in SYNONYMS.items() if len(v) > 1}
+_PHRASES = re.compile(
+    "|".join(
+        r"\b" + r"[\s-]+".join(map(re.escape, long.split())) + r"\b" for long in _PHRASE_SHORT
+    ),
+    re.IGNORECASE,
+)
+
+
+def _phrases(text: str) -> str:
+    """`text` with each multi-word long form said as its shorthand ("pull requests" → "prs")."""
+    return _PHRASES.sub(lambda m: _PHRASE_SHORT[re.sub(r"[\s-]+", " ", m[0].lower())], text)
+
+
+@functools.cache
+def _shorthands() -> dict[str, str]:
+    """{stem of a one-word long form: its shorthand's stem} ("configur" → "config")."""
+    return {words.stem(v[0]): words.stem(k) for k, v in SYNONYMS.items() if len(v) == 1}
+
+
+def _canonical(stem: str) -> str:
+    """The stem every spelling of `stem`'s concept is read as (`SYNONYMS`)."""
+    return _shorthands().get(stem, stem)
 
 
 @dataclass(frozen=True)
@@ -124,11 +154,13 @@ def query(
     holding it; the words of `alternative` weigh ALTERNATIVE_WEIGHT of their rarity."""
     weights: dict[str, float] = {}
     seen: set[str] = set()
-    muted = {words.stem(w) for w in words.content_words(" ".join(alternative))}
-    for word in dict.fromkeys(words.content_words(text)):
+    muted = {
+        _canonical(words.stem(w)) for w in words.content_words(_phrases(" ".join(alternative)))
+    }
+    for word in dict.fromkeys(words.content_words(_phrases(text))):
         # counted a moment apart (or from a cache), a word's count can pass the total: clamp
         df = min(max(0, frequencies.get(word, 0)), total)
-        key = words.stem(word)
+        key = _canonical(words.stem(word))
         weight = rarity.blended(word, df, total, store_half)
         if key in muted:
             weight *= ALTERNATIVE_WEIGHT
