@@ -26,8 +26,9 @@ def test_background_rarity_orders_words_a_tiny_store_cannot() -> None:
     # five memories: every word is in one or none of them, so the store's IDF is flat …
     assert rarity.store_rarity(1, 5) == rarity.store_rarity(1, 5)
     query = relevance.query("can I add a dependency", {"add": 1, "dependency": 1}, 5)
-    # … but the blend still weighs the rare word over the common one (weights are by stem)
-    dependency, add = words.stem("dependency"), words.stem("add")
+    # … but the blend still weighs the rare word over the common one (weights are by the stem
+    # every spelling is read as: "dependency" is "dep")
+    (dependency,), (add,) = relevance.stems("dependency"), relevance.stems("add")
     assert query.weights[dependency] > query.weights[add]
     # a large store's own statistics dominate the background
     big = relevance.query("add dependency", {"add": 2, "dependency": 5000}, 20_000)

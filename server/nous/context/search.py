@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from nous.context import relevance
+from nous.context import echo, relevance
 from nous.memory import turns
 from nous.memory.embedder import Vector
 from nous.memory.interface import Store
@@ -162,8 +162,10 @@ def _echoes(
     matches: list[tuple[str, float]],
 ) -> frozenset[str]:  # fmt: skip
     """The kept chat turns near the head of either list that say the query again (asked in an
-    earlier session, `relevance.says_again`): they answer nothing, and their BM25 would set the
-    scale every answer is measured on."""
+    earlier session, `relevance.says_again`, and only ask: `echo.asks_only`): they answer
+    nothing, and their BM25 would set the scale every answer is measured on. A statement that
+    holds the question's words is an answer, however short ("The staging database lives on the
+    blue cluster")."""
     asked = relevance.stems(query)
     if not asked:
         return frozenset()
@@ -171,7 +173,7 @@ def _echoes(
     return frozenset(
         i for i in near
         if (m := head.get(i)) is not None and turns.is_turn(m)
-        and relevance.says_again(asked, m.content)
+        and relevance.says_again(asked, m.content) and echo.asks_only(m.content)
     )  # fmt: skip
 
 
