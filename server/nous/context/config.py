@@ -81,6 +81,8 @@ class Gate(Strict):
     """A floor of its own for a kind (no relative floor), where its
     memories are calibrated apart: conversation episodes on LoCoMo."""
     item_share: float = Field(gt=0, le=1)
+    confident: float = Field(ge=0, le=1)
+    """An item whose relevance is below this has its extract's room cut in proportion (0: off)."""
     item_min: int = Field(ge=20)
     item_max: int = Field(ge=20)
     startup_item_max: int = Field(ge=20)

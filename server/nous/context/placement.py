@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nous.context import budget, items
+from nous.context import budget, items, retrieval
 from nous.context.query import Query
 from nous.context.render import Block, code, defang, defang_lines
 from nous.context.score import Scored
@@ -136,16 +136,32 @@ def most(query: Query) -> int:
     return gate.startup_item_max if query.mode == "startup" else gate.item_max
 
 
+def room(query: Query, scored: Scored) -> int:
+    """The most tokens `scored`'s extract may take: an item's most (`most`), cut in proportion
+    to its relevance below `gate.confident`, never under `gate.item_min`. An item the gate barely
+    admitted is shown briefly: on a question the store cannot answer, what clears the floor is
+    near-misses, and a whole record of each is noise. A chat start, an empty input, a censor, a
+    pinned memory and a conversation turn (calibrated apart) keep the full room."""
+    gate, top = query.config.gate, most(query)
+    if gate.confident <= 0 or query.mode == "startup" or not query.input.strip():
+        return top
+    memory = scored.memory
+    if scored.terms.get("censor") or memory.pinned or retrieval.apart(query, memory):
+        return top
+    confidence = min(1.0, scored.terms.get("relevance", 0.0) / gate.confident)
+    return max(gate.item_min, min(top, round(top * confidence)))
+
+
 def shares(query: Query, candidates: list[Scored], short: dict[str, int]) -> dict[str, int]:
     """Each item's share of the budget for its extract: the budget split over what was
     admitted, weighted by rank (1/r), so the best item has room to carry its answer and a long
     tail of admitted items still fits; a short document (`short`: its tokens) has room to come
-    whole."""
-    gate, top = query.config.gate, most(query)
+    whole. No share passes the item's `room`."""
+    gate = query.config.gate
     harmonic = sum(1 / r for r in range(1, len(candidates) + 1)) or 1.0
     first = query.budget * gate.item_share / harmonic
     out = {
-        c.memory.id: min(top, max(gate.item_min, int(first / r)))
+        c.memory.id: min(room(query, c), max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
     for memory_id, size in short.items():
@@ -239,20 +255,20 @@ def spend_spare(
     query: Query, alloc: budget.Allocation, renderings: items.Renderings, spare: int
 ) -> bool:
     """`spare` tokens a recall left unspent go to the extracts that were cut, best first, each
-    up to an item's most (`gate.item_max`): the answer is often the next sentences of a section
-    the question's words led to. True when a share grew (the answer is placed again)."""
-    top, grown = most(query), False
+    up to the item's `room`: the answer is often the next sentences of a section the question's
+    words led to. True when a share grew (the answer is placed again)."""
+    grown = False
     for placed in alloc.placed:
         if spare < SPARE_STEP:
             break
         memory_id = placed.scored.memory.id
         if placed.detail != "extract" or placed.scored.terms.get("censor"):
             continue
-        room = min(top - renderings.shares.get(memory_id, 0), spare)
-        if room < SPARE_STEP:
+        grow = min(room(query, placed.scored) - renderings.shares.get(memory_id, 0), spare)
+        if grow < SPARE_STEP:
             continue
-        renderings.shares[memory_id] = renderings.shares.get(memory_id, 0) + room
-        spare -= room
+        renderings.shares[memory_id] = renderings.shares.get(memory_id, 0) + grow
+        spare -= grow
         renderings.forget(memory_id)
         grown = True
     return grown
