@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 import pytest
 
@@ -28,7 +29,7 @@ def parsed_units(content: str) -> tuple[markdown.Unit, ...]:
             elif block.kind == "code" and block.lang.lower() in markdown.DIAGRAMS:
                 pass
             elif block.kind == "code":
-                lines = [line.strip() for line in block.text.splitlines() if line.strip()]
+                lines = [ln.strip() for ln in block.text.splitlines() if re.search(r"\w", ln)]
                 out += [markdown.Unit("code", f"`{line}`", block.lead, n) for line in lines]
             elif block.kind == "table":
                 rows = block.text.splitlines()

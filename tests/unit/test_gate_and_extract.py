@@ -208,6 +208,24 @@ def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
     assert text.count("`options={`") == 2, text
 
 
+def test_a_code_line_of_closing_brackets_is_not_drawn_into_an_extract() -> None:
+    """thunderbird-android's UI guide: the answer's room went to "Add the screen to the
+    navigation graph: `)` `}` `}`" (the lines after the one the question's words led to)."""
+    from nous.context import extract, relevance
+    from nous.text import tokens
+
+    content = (
+        "# docs/ui.md: UI › Add to Navigation\n\nAdd the screen to the navigation graph:\n\n"
+        "```kotlin\ncomposable(route = \"settings\") {\n    SettingsScreen(\n"
+        "        onBack = { navController.popBackStack() },\n    )\n}\n```\n\n"
+        "The graph owns the back stack."
+    )  # fmt: skip
+    query = relevance.query("how is the settings screen added to the navigation graph", {}, 0)
+    text = extract.extract(content, query, 200, tokens.counter())
+    assert text is not None and "SettingsScreen(" in text, text
+    assert "`)`" not in text and "`}`" not in text, text
+
+
 def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
     shop: MemoryStore,
 ) -> None:

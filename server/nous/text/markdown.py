@@ -317,7 +317,7 @@ def units(content: str) -> tuple[Unit, ...]:
             elif block.kind == "code" and block.lang.lower() in DIAGRAMS:
                 pass  # a diagram's lines are not facts ("LEG[Legacy Code]" matched "new code")
             elif block.kind == "code":  # line by line: an extract keeps the relevant commands
-                lines = [line.strip() for line in block.text.splitlines() if line.strip()]
+                lines = [line.strip() for line in block.text.splitlines() if _says(line)]
                 out += [Unit("code", f"`{line}`", block.lead, n) for line in lines]
             elif block.kind == "table":
                 rows = block.text.splitlines()
@@ -329,6 +329,12 @@ def units(content: str) -> tuple[Unit, ...]:
                 out += [Unit("sentence", s, "", n) for s in sentences(block.text)]
             n += 1
     return tuple(dataclasses.replace(u, position=i) for i, u in enumerate(out))
+
+
+def _says(line: str) -> bool:
+    """A code line says something: it holds a letter or a digit. A line of closing brackets
+    (`)`, `}`, `});`) is not a unit: an extract drew them as "… navigation graph: `)` `}` `}`"."""
+    return any(c.isalnum() for c in line)
 
 
 _ABBREVIATIONS = frozenset(
