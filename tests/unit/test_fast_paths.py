@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import re
 
 import pytest
 
@@ -29,7 +28,9 @@ def parsed_units(content: str) -> tuple[markdown.Unit, ...]:
             elif block.kind == "code" and block.lang.lower() in markdown.DIAGRAMS:
                 pass
             elif block.kind == "code":
-                lines = [ln.strip() for ln in block.text.splitlines() if re.search(r"\w", ln)]
+                lines = [
+                    ln.strip() for ln in block.text.splitlines() if any(c.isalnum() for c in ln)
+                ]
                 out += [markdown.Unit("code", f"`{line}`", block.lead, n) for line in lines]
             elif block.kind == "table":
                 rows = block.text.splitlines()

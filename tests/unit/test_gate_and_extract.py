@@ -190,19 +190,23 @@ def test_a_documents_best_section_leads_whole_and_its_siblings_follow(
     assert result.tokens <= 300
 
 
-def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
-    """ADR 12 of agent-framework has `options={` twice in one block; an extract drew both
-    next to each other ("`options={` `options={`") when equal lines were one unit."""
+def extract_of(content: str, question: str, limit: int) -> str | None:
+    """`extract.extract` of `content` for `question` in `limit` tokens (real o200k counts)."""
     from nous.context import extract, relevance
     from nous.text import tokens
 
+    return extract.extract(content, relevance.query(question, {}, 0), limit, tokens.counter())
+
+
+def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
+    """ADR 12 of agent-framework has `options={` twice in one block; an extract drew both
+    next to each other ("`options={` `options={`") when equal lines were one unit."""
     content = (
         "# ADR 12: Options › Usage\n\nUse the typed options like this:\n\n```python\n"
         "response = await client.get_response(\n    options={\n        \"temperature\": 0.7,\n    }\n)\n"
         "other = await client.get_streaming_response(\n    options={\n        \"top_k\": 40,\n    }\n)\n```\n"
     )  # fmt: skip
-    query = relevance.query("typed options temperature top_k streaming response", {}, 0)
-    text = extract.extract(content, query, 400, tokens.counter())
+    text = extract_of(content, "typed options temperature top_k streaming response", 400)
     assert text is not None
     assert "`options={` `options={`" not in text
     assert text.count("`options={`") == 2, text
@@ -211,17 +215,13 @@ def test_equal_lines_of_a_code_block_stay_in_their_places() -> None:
 def test_a_code_line_of_closing_brackets_is_not_drawn_into_an_extract() -> None:
     """thunderbird-android's UI guide: the answer's room went to "Add the screen to the
     navigation graph: `)` `}` `}`" (the lines after the one the question's words led to)."""
-    from nous.context import extract, relevance
-    from nous.text import tokens
-
     content = (
         "# docs/ui.md: UI › Add to Navigation\n\nAdd the screen to the navigation graph:\n\n"
         "```kotlin\ncomposable(route = \"settings\") {\n    SettingsScreen(\n"
         "        onBack = { navController.popBackStack() },\n    )\n}\n```\n\n"
         "The graph owns the back stack."
     )  # fmt: skip
-    query = relevance.query("how is the settings screen added to the navigation graph", {}, 0)
-    text = extract.extract(content, query, 200, tokens.counter())
+    text = extract_of(content, "how is the settings screen added to the navigation graph", 200)
     assert text is not None and "SettingsScreen(" in text, text
     assert "`)`" not in text and "`}`" not in text, text
 
@@ -266,17 +266,13 @@ def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
 def test_a_diagram_is_not_drawn_line_by_line_into_an_extract() -> None:
     """ADR 7 of thunderbird-android: "Where should new code go?" drew the mermaid lines
     (`LEG[Legacy Code]`) instead of "These modules should not be used for new development."."""
-    from nous.context import extract, relevance
-    from nous.text import tokens
-
     content = (
         "# ADR 7: Project Structure › Legacy Modules\n\n"
         "These modules should not be used for new development.\n\n"
         "The goal is to migrate the functionality of these modules over time:\n\n"
         "```mermaid\ngraph TD\n    APP[New Code]\n    LEG[Legacy Code]\n    APP --> LEG\n```\n"
     )
-    query = relevance.query("where should new code go? legacy modules", {}, 0)
-    text = extract.extract(content, query, 60, tokens.counter())
+    text = extract_of(content, "where should new code go? legacy modules", 60)
     assert text is not None and "should not be used for new development" in text
     assert "Legacy Code]" not in text and "graph TD" not in text
 
