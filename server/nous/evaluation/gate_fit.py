@@ -342,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.floors:
         chosen = result["floors"]["chosen"]
         print(f"pipeline floor (startup, recall, turn) = {chosen['floor']}, "
-              f"relative = {chosen['relative']}, sibling = {chosen['sibling']}")  # fmt: skip
+              f"relative = {chosen['relative']} (recall), {chosen['turnRelative']} (turn), "
+              f"sibling = {chosen['sibling']}")  # fmt: skip
     return 0
 
 

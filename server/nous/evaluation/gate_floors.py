@@ -6,7 +6,8 @@ with them: admitting more items shrinks each item's extract and can cut the answ
 floor and the relative floor are chosen on the pipeline's own strict hits: each tune repository
 is harvested once; every (floor, relative) of the grid answers its questions in recall and turn
 mode, each repository with the gate model fitted without it (`gate_fit.fold_gates`); per fold, the
-setting that maximises the objective on the other five is scored on the sixth.
+setting that maximises the objective on the other five is scored on the sixth. A recall's and a
+turn's relative floors are chosen apart (`choose_from`).
 
     scripts/fit-gate --floors [--from-rows FILE]
 """
@@ -76,7 +77,7 @@ def choose(root: Path, embedder: Embedder, folds: dict[str, dict[str, Any]]) -> 
 
     questions = load_repo_questions(root)
     grid = list(itertools.product(FLOORS, RELATIVES, SIBLINGS))
-    answers: dict[tuple[str, float, float, float], list[dict[str, Any]]] = {}
+    answers: Answers = {}
     for repo in TUNE:
         asked = [q for q in questions if q.repo == repo and q.kind != "greeting"]
         with tempfile.TemporaryDirectory(prefix="nous-floors-") as tmp:
@@ -86,39 +87,61 @@ def choose(root: Path, embedder: Embedder, folds: dict[str, dict[str, Any]]) -> 
             try:
                 engine.harvest()
                 for floor, rel, sib in grid:
-                    gate = folds[repo] | settings(floor, rel, sib)
+                    gate = folds[repo] | settings(floor, rel, rel, sib)
                     answers[(repo, floor, rel, sib)] = _answers(engine, asked, gate)
             finally:
                 engine.store.close()
         progress(f"floors: {repo} done ({len(grid)} settings)")
+    return choose_from(answers, TUNE)
 
-    def pooled(names: Sequence[str], floor: float, rel: float, sib: float) -> dict[str, float]:
-        return objective([a for n in names for a in answers[(n, floor, rel, sib)]])
 
-    def best(names: Sequence[str]) -> tuple[float, float, float]:
-        return max(grid, key=lambda s: (pooled(names, *s)["objective"], s[0], s[2]))
+Answers = dict[tuple[str, float, float, float], list[dict[str, Any]]]
+"""(repository, floor, relative, sibling) → its answers in both modes, each mode with that
+relative floor."""
+
+
+def choose_from(answers: Answers, names: Sequence[str]) -> dict[str, Any]:
+    """The setting (floor, recall's relative floor, a turn's, sibling) that maximises the
+    objective, in sample and per fold on the other repositories. A recall's answers do not read
+    `turn_relative` nor a turn's `recall_relative`, so each mode's relative floor is chosen apart
+    from the same runs: a recall's budget binds (a further item shrinks the others' extracts),
+    a turn's six thousand tokens do not."""
+    grid = list(itertools.product(FLOORS, RELATIVES, RELATIVES, SIBLINGS))
+
+    def pooled(repos_: Sequence[str], floor: float, rr: float, tr: float, sib: float
+               ) -> dict[str, float]:  # fmt: skip
+        return objective([
+            a for n in repos_
+            for rel, mode in ((rr, "recall"), (tr, "turn"))
+            for a in answers[(n, floor, rel, sib)] if a["mode"] == mode
+        ])  # fmt: skip
+
+    def best(repos_: Sequence[str]) -> tuple[float, float, float, float]:
+        return max(grid, key=lambda s: (pooled(repos_, *s)["objective"], s[0], s[1], s[2], s[3]))
 
     out_folds: dict[str, dict[str, Any]] = {}
     held: list[dict[str, Any]] = []
-    for repo in TUNE:
-        floor, rel, sib = best([n for n in TUNE if n != repo])
-        out_folds[repo] = settings(floor, rel, sib) | {
-            "floor": floor,
-            "relative": rel,
-            "heldOut": pooled([repo], floor, rel, sib),
-        }
-        held += answers[(repo, floor, rel, sib)]
-    floor, rel, sib = best(TUNE)
+    for repo in names:
+        floor, rr, tr, sib = best([n for n in names if n != repo])
+        out_folds[repo] = settings(floor, rr, tr, sib) | {
+            "floor": floor, "relative": rr, "turnRelative": tr,
+            "heldOut": pooled([repo], floor, rr, tr, sib),
+        }  # fmt: skip
+        held += [a for rel, mode in ((rr, "recall"), (tr, "turn"))
+                 for a in answers[(repo, floor, rel, sib)] if a["mode"] == mode]  # fmt: skip
+    floor, rr, tr, sib = best(names)
     return {
-        "grid": {f"{f}/{r}/{b}": pooled(TUNE, f, r, b) for f, r, b in grid},
+        "grid": {f"{f}/{r}/{t}/{b}": pooled(names, f, r, t, b) for f, r, t, b in grid},
         "folds": out_folds,
         "leaveOneOut": objective(held),
-        "chosen": settings(floor, rel, sib)
-        | {"floor": floor, "relative": rel, "inSample": pooled(TUNE, floor, rel, sib)},
-    }
+        "chosen": settings(floor, rr, tr, sib)
+        | {"floor": floor, "relative": rr, "turnRelative": tr,
+           "inSample": pooled(names, floor, rr, tr, sib)},
+    }  # fmt: skip
 
 
-def settings(floor: float, relative: float, sibling: float) -> dict[str, float]:
+def settings(floor: float, relative: float, turn_relative: float, sibling: float
+             ) -> dict[str, float]:  # fmt: skip
     """`[gate]` floors for one point of the grid."""
     return {"startup": floor, "recall": floor, "turn": floor, "recall_relative": relative,
-            "turn_relative": relative, "sibling": min(sibling, floor)}  # fmt: skip
+            "turn_relative": turn_relative, "sibling": min(sibling, floor)}  # fmt: skip
