@@ -57,6 +57,25 @@ def test_extract_of_a_prohibition_keeps_its_lead_in() -> None:
     assert counter.count(text) <= 80
 
 
+def test_a_stored_table_is_read_back_as_rows() -> None:
+    """A table is stored with its delimiter row, so the stored record is a table again: one
+    unit a row with the header as its lead, never one run-on "| Don't | Why | | Call …"; its
+    rows are prohibitions when its header says so."""
+    text = (
+        "# Orders API\n\n## Prohibited\n\n| Don't | Why |\n|---|---|\n"
+        "| Call `System.out.println` | use the SLF4J logger |\n"
+        "| Change a published Flyway migration | checksums fail |\n"
+    )
+    [record] = [h for h in instructions.harvest("AGENTS.md", text) if "Flyway" in h.content]
+    assert "| --- | --- |" in record.content
+    assert record.kind == "constraint"  # a table whose header says "Don't" lists prohibitions
+    rows = [u for u in markdown.units(record.content) if u.kind == "row"]
+    assert [(u.lead, u.text) for u in rows] == [
+        ("Don't | Why", "Call `System.out.println` | use the SLF4J logger"),
+        ("Don't | Why", "Change a published Flyway migration | checksums fail"),
+    ]
+
+
 def test_never_inside_a_bullet_makes_a_constraint() -> None:
     record = holding(harvest("celestia-app", "CLAUDE.md"), "Never force push")
     assert record.kind == "constraint"

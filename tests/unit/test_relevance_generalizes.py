@@ -77,6 +77,22 @@ def test_a_question_asks_for_a_kind() -> None:
         "must I sign commits?",
     ):
         assert intent.signals(required).permission, required
+    # whether a thing is acceptable, and an action about to be taken, ask it too …
+    for acceptable in (
+        "Is an unsafe block OK for this hot path?",
+        "ok to commit my notebook with the plots in it?",
+        "I want to pull in the itertools crate for this loop",
+        "the V3 migration has a wrong column type, I'll just edit it",
+    ):
+        assert intent.signals(acceptable).permission, acceptable
+    # … but not a wish to know, a word that only starts with "fine", or a question of its own
+    for asking in (
+        "I want to know how the cache works",
+        "Is the cache fine-grained?",
+        "I'll let you know",
+        "I want to propose a design change with an ADR. What status does it start in?",
+    ):
+        assert not intent.signals(asking).permission, asking
 
 
 @pytest.fixture
@@ -128,6 +144,39 @@ def test_censors_stay_within_their_cap_and_selected_layers_stay_gated(
         if s.layer != "constraints" and not i.terms.get("censor")
     ]  # fmt: skip
     assert retrieved == [], [i.text for i in retrieved]
+
+
+def test_why_dont_we_gets_the_decision_that_chose_otherwise(
+    tiny_engines: dict[str, Engine],
+) -> None:
+    """ "why don't we switch to PCRE2?" was measured against the "Don'ts" rules' BM25, found by
+    "don", and the decision that answers it stayed below the floor in every mode."""
+    engine = tiny_engines["tiny-rustcli"]
+    question = "why don't we switch to PCRE2 so we get lookahead?"
+    recall = chat.recall(engine, RecallParams(query=question, budget=500))
+    assert "pcre2 bindings need a c toolchain" in _texts(recall)
+    turn = chat.context(engine, ContextParams(input=question, mode="turn"))
+    assert "pcre2 bindings need a c toolchain" in _texts(turn)
+
+
+def test_an_action_about_to_be_taken_recalls_the_rule_against_it(
+    tiny_engines: dict[str, Engine],
+) -> None:
+    engine = tiny_engines["tiny-rustcli"]
+    recall = chat.recall(engine, RecallParams(query="I want to pull in the itertools crate"))
+    assert "avoid adding crates" in _texts(recall)
+
+
+def test_a_table_of_prohibitions_answers_a_row_at_a_time(tiny_engines: dict[str, Engine]) -> None:
+    engine = tiny_engines["tiny-javaapi"]
+    question = "is it fine to return the Order entity straight from the controller?"
+    for result in (
+        chat.recall(engine, RecallParams(query=question, budget=500)),
+        chat.context(engine, ContextParams(input=question, mode="turn")),
+    ):
+        text = _texts(result)
+        assert "return jpa entities from controllers | map them to dtos" in text, text
+        assert "| |" not in text, text
 
 
 def test_a_recall_that_asks_for_an_alternative_gets_the_decision(

@@ -65,11 +65,24 @@ _PERMISSION = re.compile(
     r"do (?:i|we) (?:really |still |actually |even )?(?:need|have) (?:to|an?)|"
     r"(?:is it|is that|is this|are they) (?:really )?(?:mandatory|required|necessary|compulsory|"
     r"enforced)|(?:must|have to|has to) (?:i|we)|(?:any|what) (?:rules?|restrictions?|"
-    r"constraints?))\b",
+    r"constraints?)|"
+    # "Is an unsafe block OK here?", "ok to commit my notebook?": whether a thing is acceptable
+    r"(?:is|are|would) (?:an?|the|this|that|these|those|my|our|it)\b[^.?!]{0,40}?\b(?:ok|okay|"
+    r"fine|acceptable|allowed)(?![\w-])|(?:^|[.!?;,]\s*)(?:ok|okay|fine|alright) (?:to|if))\b",
     re.I,
 )
 """A question that asks whether an action is allowed or required: the project's rules answer
 it."""
+_INTENDS = re.compile(
+    r"\b(?:i (?:want|plan|intend|am going|'m going|am about|'m about) to|i(?:'d| would) like to)"
+    r"(?! (?:know|understand|learn|see|find|ask|check|read)\b)|\bi'll (?:just )?(?!\w+ (?:you|up)\b)\w",
+    re.I,
+)
+"""A message that says the action it is about to take ("I want to pull in the itertools crate",
+"I'll just edit it") asks, unsaid, whether it may: the rules answer it as they answer "can I
+…?", unless the message asks a question of its own ("I want to propose an ADR. Who reviews
+it?" asks who reviews it: `_ASKS`)."""
+_ASKS = re.compile(r"\b(?:what|how|who|whom|where|which|when|why)\b", re.I)
 _PROPOSAL = re.compile(
     r"\b(?:should|shall|could|can|would|wouldn'?t|couldn'?t|shouldn'?t) (?:we|i|it|you)\b|"
     r"\bwhy (?:not|did|do|don'?t) (?:we|i)?\b|\bwhat about\b|\bhow about\b",
@@ -147,7 +160,8 @@ def signals(text: str) -> Intent:
     intent = Intent(
         greeting=bool(_GREETING.match(text)) or small_talk(text),
         question=bool(_QUESTION.search(text)),
-        permission=bool(_PERMISSION.search(text)),
+        permission=bool(_PERMISSION.search(text))
+        or bool(_INTENDS.search(text) and not _ASKS.search(text)),
         alternative=alternative(text),
     )
     for pattern, weight in _RECENCY:

@@ -85,6 +85,122 @@ Chosen option: PostgreSQL 16, because it gives serializable transactions; Dynamo
 because multi-item transactions are limited to 100 items.
 """,
     },
+    # The five below were written after the three above passed, as a new user's workspaces
+    # (other languages, other rule styles: a "Don'ts" heading, a table of prohibitions, a
+    # `.cursorrules` file, bold "**Never**" lines, a numbered list). The first three found four
+    # faults, since mended: "don't" searched as "don"; a table stored without its delimiter row,
+    # and one whose header says "Don't" not read as prohibitions; "I want to …" and "ok to …?"
+    # not read as asking whether one may. Two of their questions are still missed in recall
+    # (vocabulary: "discount calculation" for "business logic", "screenshot" for "images").
+    "tiny-rustcli": {
+        "CLAUDE.md": """# ripfind
+
+A command-line search tool written in Rust (edition 2021).
+
+## Don'ts
+
+* Don't use `unwrap()` or `expect()` outside tests; return a `Result` and use `anyhow` context.
+* Avoid adding crates to `Cargo.toml` unless a maintainer agreed in the issue first.
+* No `unsafe` blocks.
+
+## Workflow
+
+Run `cargo clippy --all-targets -- -D warnings` and `cargo nextest run` before opening a PR.
+Release builds use `cargo build --profile dist`.
+""",
+        "docs/adr/002-regex-engine.md": """# ADR 2: Use the regex crate, not PCRE2
+
+Status: Accepted
+
+## Context
+Users asked for look-around support, which the `regex` crate lacks.
+
+## Decision
+We keep the `regex` crate as the only engine. PCRE2 bindings need a C toolchain on every
+platform and make static musl builds harder.
+
+## Consequences
+Look-around is not supported.
+""",
+    },
+    "tiny-javaapi": {
+        "AGENTS.md": """# Orders API (Spring Boot 3, Java 21)
+
+## Conventions
+- Controllers only map HTTP to service calls; business logic lives in `*Service` classes.
+- Use constructor injection; field injection with `@Autowired` is not allowed.
+
+## Prohibited
+| Don't | Why |
+|---|---|
+| Call `System.out.println` | use the SLF4J logger |
+| Change a published Flyway migration | Flyway checksums fail on every environment |
+| Return JPA entities from controllers | map them to DTOs |
+
+## Build
+`./mvnw verify` runs unit and integration tests (Testcontainers needs Docker).
+""",
+    },
+    "tiny-pyml": {
+        ".cursorrules": """You are working on a PyTorch training codebase.
+
+- Always set seeds through `utils.seed_everything()`, never call `torch.manual_seed` directly.
+- Do not push notebooks with outputs; clear them with `nbstripout`.
+- Config lives in Hydra YAML files under `conf/`; never hard-code hyperparameters.
+""",
+        "CONTRIBUTING.md": """# Contributing
+
+## Tests
+Run `pytest -q tests/` ; GPU tests are marked `@pytest.mark.gpu` and skipped on CI.
+
+## Style
+We format with `ruff format` and lint with `ruff check`. Type hints are required for public functions.
+""",
+    },
+    "tiny-gomono": {
+        "AGENTS.md": """# payments monorepo
+
+Go 1.23 services and a TypeScript admin UI.
+
+**Never** run `go mod tidy` in the root module; each service under `services/` has its own module.
+**Always** regenerate protobuf code with `make proto` instead of editing `*.pb.go` files.
+
+### Security
+Secrets must never be logged, even at debug level. Card numbers are masked with `mask.PAN()`.
+""",
+        "services/ledger/AGENTS.md": """# Ledger service
+
+Amounts are `int64` minor units (cents); floating point is forbidden for money.
+Integration tests need `docker compose up ledger-db` first.
+""",
+        "docs/adr/0007-sessions-in-postgres.md": """# 7. Keep sessions in PostgreSQL
+
+* Status: accepted
+* Date: 2025-03-02
+
+## Context and Problem Statement
+The admin UI needs server-side sessions. Redis and PostgreSQL were considered.
+
+## Considered Options
+* Redis
+* PostgreSQL
+
+## Decision Outcome
+Chosen option: "PostgreSQL", because we already operate it with backups and point-in-time
+recovery, and the session load (about 50 writes per second) does not justify another datastore.
+""",
+    },
+    "tiny-docsite": {
+        "CONTRIBUTING.md": """# Contributing to the handbook
+
+1. Do not commit generated HTML; `site/` is built by CI.
+2. Every page needs a `title` and an `owner` in its front matter.
+3. Images go in `assets/img/` and must be under 500 KB.
+
+## Previewing
+Run `npm run dev` and open http://localhost:4321.
+""",
+    },
 }
 
 QUESTIONS: list[dict[str, object]] = [
@@ -120,6 +236,68 @@ QUESTIONS: list[dict[str, object]] = [
      "expected_files": ["docs/decisions/0001-postgres-for-ledger.md"], "key_phrases": ["postgresql 16"],
      "note": "why X over Y, an alternative"},
     {"repo": "tiny-gosvc", "question": "How do we deploy to Kubernetes?", "kind": "no-answer"},
+    {"repo": "tiny-rustcli", "question": "can I just call unwrap here, it can never fail",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["don't use `unwrap()`"], "note": "prohibition"},
+    {"repo": "tiny-rustcli", "question": "I want to pull in the itertools crate for this loop",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["avoid adding crates"],
+     "note": "prohibition, an action about to be taken"},
+    {"repo": "tiny-rustcli", "question": "Is an unsafe block OK for this hot path?",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["no `unsafe` blocks"], "note": "prohibition"},
+    {"repo": "tiny-rustcli", "question": "why don't we switch to PCRE2 so we get lookahead?",
+     "expected_files": ["docs/adr/002-regex-engine.md"],
+     "key_phrases": ["pcre2 bindings need a c toolchain"], "note": "why not X, an alternative"},
+    {"repo": "tiny-rustcli", "question": "what should I run before opening a pull request?",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["cargo clippy"], "note": "how-to"},
+    {"repo": "tiny-rustcli", "question": "How do we publish the Homebrew formula?", "kind": "no-answer"},
+    {"repo": "tiny-javaapi", "question": "can I use @Autowired on the repository field?",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["field injection"], "note": "prohibition"},
+    {"repo": "tiny-javaapi", "question": "the V3 migration has a wrong column type, I'll just edit it",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["change a published flyway migration"],
+     "note": "prohibition in a table, an action about to be taken"},
+    {"repo": "tiny-javaapi", "question": "is it fine to return the Order entity straight from the controller?",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["return jpa entities from controllers"],
+     "note": "prohibition in a table"},
+    {"repo": "tiny-javaapi", "question": "where should the discount calculation go?",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["business logic lives in"],
+     "note": "convention, no shared words"},
+    {"repo": "tiny-javaapi", "question": "what's the Kafka topic naming scheme?", "kind": "no-answer"},
+    {"repo": "tiny-pyml", "question": "I'll set torch.manual_seed(0) at the top of train.py",
+     "expected_files": [".cursorrules"], "key_phrases": ["seed_everything"],
+     "note": "prohibition, an action about to be taken"},
+    {"repo": "tiny-pyml", "question": "can I hard-code the learning rate for this experiment?",
+     "expected_files": [".cursorrules"], "key_phrases": ["never hard-code hyperparameters"],
+     "note": "prohibition"},
+    {"repo": "tiny-pyml", "question": "ok to commit my notebook with the plots in it?",
+     "expected_files": [".cursorrules"], "key_phrases": ["nbstripout"], "note": "prohibition"},
+    {"repo": "tiny-pyml", "question": "how do I skip the GPU tests locally?",
+     "expected_files": ["CONTRIBUTING.md"], "key_phrases": ["pytest.mark.gpu"], "note": "how-to"},
+    {"repo": "tiny-pyml", "question": "which W&B project do runs go to?", "kind": "no-answer"},
+    {"repo": "tiny-gomono", "question": "should I run go mod tidy at the repo root to clean up go.sum?",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["in the root module"], "note": "prohibition"},
+    {"repo": "tiny-gomono", "question": "I changed the proto, can I patch the generated pb.go by hand?",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["make proto"], "note": "prohibition, paraphrased"},
+    {"repo": "tiny-gomono", "question": "can I add a debug log line that prints the API key?",
+     "expected_files": ["AGENTS.md"], "key_phrases": ["secrets must never be logged"],
+     "note": "prohibition, paraphrased"},
+    {"repo": "tiny-gomono", "question": "can I store the fee as a float64?",
+     "expected_files": ["services/ledger/AGENTS.md"], "key_phrases": ["floating point is forbidden"],
+     "note": "prohibition, a nested instruction file"},
+    {"repo": "tiny-gomono", "question": "why not use Redis for the admin sessions?",
+     "expected_files": ["docs/adr/0007-sessions-in-postgres.md"],
+     "key_phrases": ["does not justify another datastore"], "note": "why X over Y, an alternative"},
+    {"repo": "tiny-gomono", "question": "how do I run the ledger integration tests?",
+     "expected_files": ["services/ledger/AGENTS.md"], "key_phrases": ["docker compose up ledger-db"],
+     "note": "how-to"},
+    {"repo": "tiny-gomono", "question": "what's our SLA for the checkout API?", "kind": "no-answer"},
+    {"repo": "tiny-docsite", "question": "can I commit the built site folder so reviewers can see it?",
+     "expected_files": ["CONTRIBUTING.md"], "key_phrases": ["do not commit generated html"],
+     "note": "prohibition, paraphrased"},
+    {"repo": "tiny-docsite", "question": "what's the max size for a screenshot I add?",
+     "expected_files": ["CONTRIBUTING.md"], "key_phrases": ["under 500 kb"],
+     "note": "convention, no shared words"},
+    {"repo": "tiny-docsite", "question": "how do I preview my changes locally?",
+     "expected_files": ["CONTRIBUTING.md"], "key_phrases": ["npm run dev"], "note": "how-to"},
+    {"repo": "tiny-docsite", "question": "who approves new translations?", "kind": "no-answer"},
 ]  # fmt: skip
 
 

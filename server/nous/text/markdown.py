@@ -260,8 +260,13 @@ def render_block(block: Block) -> str:
         return f"{block.lead}\n{fence}" if block.lead else fence
     if block.kind == "quote":
         return f"> {block.text}"
-    if block.kind == "table":
-        return "\n".join(f"| {row} |" for row in block.text.splitlines())
+    if block.kind == "table":  # the delimiter row too: without it the text is no table again
+        rows = block.text.splitlines()
+        if not rows:
+            return ""
+        columns = rows[0].count(" | ") + 1
+        delimiter = "|" + " --- |" * columns
+        return "\n".join([f"| {rows[0]} |", delimiter, *(f"| {row} |" for row in rows[1:])])
     return block.text
 
 

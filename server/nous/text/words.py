@@ -177,8 +177,14 @@ STOP = frozenset(
     should shall may might must ok okay about also any all each more most other only same here
     get got use using used want need make like new one two way thing things lot really still now
     let lets please tell know see show give take just""".split()
+) | frozenset(
+    """don doesn didn isn aren wasn weren won shouldn wouldn couldn mustn needn shan haven hasn
+    hadn ain ll ve re""".split()
 )
-"""Words that carry no subject: the ranking's list (the gate model was fitted with it)."""
+"""Words that carry no subject: the ranking's list (the gate model was fitted with it), and what
+a contraction leaves of itself once its apostrophe splits it ("don't" is "don" and "t", "we'll"
+"we" and "ll"): "why don't we switch to PCRE2?" found every "Don't …" rule by its "don", and
+the decision that answers it was measured against that rule's BM25."""
 
 SEARCH_KEEPS = frozenset(
     """all been being doing done each give got having know let lets lot may might more most must
@@ -189,8 +195,10 @@ SEARCH_KEEPS = frozenset(
 and the search's candidates (BM25 over FTS5) were tuned with it; the gate drops these words
 from its features, the search does not."""
 
-SEARCH_STOP = (STOP - SEARCH_KEEPS) | {"us"}
-"""The full-text query's stop words (`memory/fts.py`): `STOP` but `SEARCH_KEEPS`, and "us"."""
+SEARCH_STOP = (STOP - SEARCH_KEEPS) | {"us"} | {"t", "s", "d", "m"}
+"""The full-text query's stop words (`memory/fts.py`): `STOP` but `SEARCH_KEEPS`, "us", and the
+single letters an apostrophe leaves ("don't", "it's", "I'd", "I'm"; the ranking skips every
+single letter already)."""
 
 INTENT_STOP = STOP | {"after", "again", "because", "before", "much", "thanks"}
 """The intent's stop words for its keywords and capitalised names (`context/intent.py`): `STOP`

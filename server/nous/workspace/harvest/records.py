@@ -135,9 +135,9 @@ def prohibitive(text: str) -> bool:
 
 
 def rule_kind(record: Record) -> str:
-    """constraint when the record's rules are prohibitions (a `must not:` lead-in, or most of
-    its items/sentences), procedure when it carries commands, preference for "prefer", else
-    convention."""
+    """constraint when the record's rules are prohibitions (a `must not:` lead-in, a table whose
+    header prohibits, or most of its items/sentences), procedure when it carries commands,
+    preference for "prefer", else convention."""
     rules: list[str] = []
     for block in record.blocks:
         if block.kind == "list":
@@ -147,6 +147,8 @@ def rule_kind(record: Record) -> str:
                 rules += block.items
         elif block.kind == "para":
             rules += sentences(block.text)
+        elif block.kind == "table" and prohibitive(block.text.split("\n", 1)[0]):
+            rules += ["must not"] * block.text.count("\n")  # a table of "Don't | Why" rows
     negative = sum(1 for r in rules if prohibitive(r))
     if rules and negative * 2 >= len(rules) and negative:
         return "constraint"
