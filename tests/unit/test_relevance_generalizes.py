@@ -175,8 +175,9 @@ def test_a_table_of_prohibitions_answers_a_row_at_a_time(tiny_engines: dict[str,
         chat.context(engine, ContextParams(input=question, mode="turn")),
     ):
         text = _texts(result)
-        assert "return jpa entities from controllers | map them to dtos" in text, text
-        assert "| |" not in text, text
+        # one rule a line, each cell led by its column's header
+        assert "don't: return jpa entities from controllers; why: map them to dtos" in text, text
+        assert "|" not in text, text
 
 
 def test_a_recall_that_asks_for_an_alternative_gets_the_decision(

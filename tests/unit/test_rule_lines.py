@@ -158,6 +158,24 @@ def test_a_lead_in_is_shortened_to_its_modal_phrase_only_when_it_tells_the_reade
     assert rules.lead_in("Testing libraries") == "Testing libraries:"
 
 
+def test_a_table_row_is_one_rule_each_cell_led_by_its_header() -> None:
+    from nous.text.markdown import units
+
+    content = (
+        "# AGENTS.md: API › Prohibited\n\n| Don't | Why |\n| --- | --- |\n"
+        "| Call `println` | use the logger |\n| Edit a migration | checksums fail |\n"
+    )
+    found = units(content)
+    body = [u for u in found if u.kind != "heading"]
+    assert rules.lines(found[0].text, body, found).split("\n") == [
+        "[Prohibited] Don't: Call `println`; Why: use the logger",
+        "Don't: Edit a migration; Why: checksums fail",
+    ]
+    # an empty cell is left out
+    found = units("# T\n\n| Rule | Why |\n| --- | --- |\n| no globals |\n")
+    assert rules.lines("T", [u for u in found if u.kind != "heading"], found) == "Rule: no globals"
+
+
 @pytest.mark.parametrize(("mode", "text"), ASKED)
 def test_every_section_reports_the_cap_it_had(engine: Engine, mode: str, text: str) -> None:
     result = ask(engine, mode, text)

@@ -94,6 +94,8 @@ def lines(heading: str, chosen: Sequence[Unit], all_units: tuple[Unit, ...]) -> 
                     tag = ""
                 out.append(f"{tag}{text}")
             said_leads.add((unit.block, unit.lead))
+        elif unit.kind == "row" and unit.lead and (paired := _paired(unit.lead, text)):
+            out.append(f"{tag}{paired}")  # "Don't: Call `println`; Why: use the logger"
         elif unit.kind == "row" and unit.lead:
             if (unit.block, unit.lead) not in said_leads:
                 out.append(f"{tag}{unit.lead}")
@@ -107,6 +109,18 @@ def lines(heading: str, chosen: Sequence[Unit], all_units: tuple[Unit, ...]) -> 
             out.append(f"{tag}{text}")
         last_index, last_block, last_text = index, unit.block, unit.text
     return "\n".join(out)
+
+
+def _paired(header: str, row: str) -> str | None:
+    """A table row as one rule, each cell led by its column's header ("Don't: Change a
+    published Flyway migration; Why: checksums fail"): a row under a header line of its own
+    read as "Don't | Why" then "Change a published … | checksums fail". None when the row's
+    cells do not match the header's."""
+    heads, cells = header.split(" | "), row.split(" | ")
+    if len(heads) < 2 or len(heads) != len(cells):
+        return None
+    return "; ".join(f"{h}: {c}" if h.strip() else c for h, c in zip(heads, cells, strict=True)
+                     if c.strip())  # fmt: skip
 
 
 def summary(
