@@ -60,6 +60,11 @@ def test_a_shorthand_and_its_long_form_are_one_word_on_both_sides() -> None:
     asked = relevance.query("Keep PRs small?", {"prs": 1, "small": 1}, 10)
     assert asked.coverage("Keep pull requests under 700 lines; propose a split.") > 0.0
     assert asked.covered(relevance.stems("pull requests")) == asked.coverage("PRs")
+    # plain English spelt two ways is one word: "for everybody" is the docs' "--everyone"
+    flag = relevance.query("Switch a flag on for everybody?", {"everybody": 0, "flag": 3}, 10)
+    held = flag.held("manage.py waffle_flag <name> --everyone --create")
+    assert held == {words.stem("flag"), words.stem("everyone")}, held
+    assert relevance.stems("somebody or anybody") == relevance.stems("someone or anyone")
 
 
 def test_a_question_asks_for_a_kind() -> None:

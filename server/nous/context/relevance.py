@@ -29,6 +29,9 @@ SYNONYMS = {
     "docs": ("documentation",),
     "auth": ("authentication",),
     "db": ("database",),
+    "everyone": ("everybody",),  # plain English spelt two ways ("--everyone" / "for everybody")
+    "someone": ("somebody",),
+    "anyone": ("anybody",),
 }
 """Developer shorthand a document and a question may spell differently. The search finds either
 spelling (`expand` appends the other to the query); the relevance features read every spelling
