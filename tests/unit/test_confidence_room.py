@@ -67,19 +67,3 @@ def test_a_chat_start_keeps_the_full_room_of_a_near_miss(guide: MemoryStore) -> 
     full, relevance = item(guide, NEAR_MISS, 0.0, "startup")
     assert relevance < 0.25 and full > 250
     assert item(guide, NEAR_MISS, 0.5, "startup")[0] == full
-
-
-def test_a_document_s_room_counts_the_sections_merged_into_it() -> None:
-    """A document's item has the room of the chance that any of its sections answers: a near-miss
-    lead (0.2) with two siblings (0.1, 0.05) is read as 1 − 0.8 × 0.9 × 0.95."""
-    from nous.context import placement
-    from nous.context.score import Scored
-    from nous.memory.model import Memory
-
-    def section(relevance: float) -> Scored:
-        return Scored(Memory.model_construct(), relevance, {"relevance": relevance})
-
-    lead, siblings = section(0.2), [section(0.1), section(0.05)]
-    assert placement.document_relevance(lead) == pytest.approx(0.2)
-    assert placement.document_relevance(lead, siblings) == pytest.approx(1 - 0.8 * 0.9 * 0.95)
-    assert placement.document_relevance(section(1.0), siblings) == pytest.approx(1.0)

@@ -85,7 +85,7 @@ def _renderings(
     top = gates.best(query, candidates)
     answers = query.mode != "startup" and lead is not None
     return items.Renderings(
-        store, query.terms, places.shares(query, candidates, short, merged),
+        store, query.terms, places.shares(query, candidates, short),
         items.successor_names(store, candidates), merged,
         admitted=gates.floor(query, lead.memory, top, False) if answers and lead else None,
     )  # fmt: skip

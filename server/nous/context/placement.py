@@ -5,7 +5,6 @@ recall's unspent budget grows the extracts it cut (`place_spare`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nous.context import budget, items, retrieval
@@ -137,7 +136,7 @@ def most(query: Query) -> int:
     return gate.startup_item_max if query.mode == "startup" else gate.item_max
 
 
-def room(query: Query, scored: Scored, sections: Sequence[Scored] = ()) -> int:
+def room(query: Query, scored: Scored) -> int:
     """The most tokens `scored`'s extract may take: an item's most (`most`), cut in proportion
     to its relevance below `gate.confident`, never under `gate.item_min`. An item the gate barely
     admitted is shown briefly: on a question the store cannot answer, what clears the floor is
@@ -149,24 +148,11 @@ def room(query: Query, scored: Scored, sections: Sequence[Scored] = ()) -> int:
     memory = scored.memory
     if scored.terms.get("censor") or memory.pinned or retrieval.apart(query, memory):
         return top
-    confidence = min(1.0, document_relevance(scored, sections) / gate.confident)
+    confidence = min(1.0, scored.terms.get("relevance", 0.0) / gate.confident)
     return max(gate.item_min, min(top, round(top * confidence)))
 
 
-def document_relevance(scored: Scored, sections: Sequence[Scored] = ()) -> float:
-    """The chance that `scored` or one of the `sections` merged into it answers (each section's
-    relevance read as an independent chance): a document whose best section is a near-miss but
-    whose other sections each hold some of the answer has room for them."""
-    missing = 1.0 - scored.terms.get("relevance", 0.0)
-    for section in sections:
-        missing *= 1.0 - section.terms.get("relevance", 0.0)
-    return 1.0 - missing
-
-
-def shares(
-    query: Query, candidates: list[Scored], short: dict[str, int],
-    merged: Mapping[str, Sequence[Scored]] | None = None,
-) -> dict[str, int]:  # fmt: skip
+def shares(query: Query, candidates: list[Scored], short: dict[str, int]) -> dict[str, int]:
     """Each item's share of the budget for its extract: the budget split over what was
     admitted, weighted by rank (1/r), so the best item has room to carry its answer and a long
     tail of admitted items still fits; a short document (`short`: its tokens) has room to come
@@ -175,9 +161,7 @@ def shares(
     harmonic = sum(1 / r for r in range(1, len(candidates) + 1)) or 1.0
     first = query.budget * gate.item_share / harmonic
     out = {
-        c.memory.id: min(
-            room(query, c, (merged or {}).get(c.memory.id, ())), max(gate.item_min, int(first / r))
-        )
+        c.memory.id: min(room(query, c), max(gate.item_min, int(first / r)))
         for r, c in enumerate(candidates, start=1)
     }
     for memory_id, size in short.items():
@@ -280,8 +264,7 @@ def spend_spare(
         memory_id = placed.scored.memory.id
         if placed.detail != "extract" or placed.scored.terms.get("censor"):
             continue
-        most = room(query, placed.scored, renderings.merged.get(memory_id, ()))
-        grow = min(most - renderings.shares.get(memory_id, 0), spare)
+        grow = min(room(query, placed.scored) - renderings.shares.get(memory_id, 0), spare)
         if grow < SPARE_STEP:
             continue
         renderings.shares[memory_id] = renderings.shares.get(memory_id, 0) + grow
