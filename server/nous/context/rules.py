@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from nous.memory import renderings
 from nous.memory.model import Memory
+from nous.text import markdown
 from nous.text.markdown import Unit
 from nous.text.tokens import TokenCounter
 
@@ -116,7 +117,7 @@ def _paired(header: str, row: str) -> str | None:
     published Flyway migration; Why: checksums fail"): a row under a header line of its own
     read as "Don't | Why" then "Change a published … | checksums fail". None when the row's
     cells do not match the header's."""
-    heads, cells = header.split(" | "), row.split(" | ")
+    heads, cells = header.split(markdown.CELLS), row.split(markdown.CELLS)
     if len(heads) < 2 or len(heads) != len(cells):
         return None
     return "; ".join(f"{h}: {c}" if h.strip() else c for h, c in zip(heads, cells, strict=True)

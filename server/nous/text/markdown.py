@@ -150,6 +150,10 @@ def _join_parts(parts: list[str]) -> str:
     return out
 
 
+CELLS = " | "
+"""What joins a table row's cells in a block's text (and its units: `rules` splits them again)."""
+
+
 def _table(tokens: list[Token], start: int, links: list[str]) -> tuple[str, int]:
     rows: list[list[str]] = []
     row: list[str] = []
@@ -163,7 +167,7 @@ def _table(tokens: list[Token], start: int, links: list[str]) -> tuple[str, int]
         elif tok.type == "inline":
             row.append(_inline(tok, links))
         i += 1
-    return "\n".join(" | ".join(cell for cell in r) for r in rows), i
+    return "\n".join(CELLS.join(r) for r in rows), i
 
 
 def parse(text: str) -> Document:
@@ -264,7 +268,7 @@ def render_block(block: Block) -> str:
         rows = block.text.splitlines()
         if not rows:
             return ""
-        columns = rows[0].count(" | ") + 1
+        columns = rows[0].count(CELLS) + 1
         delimiter = "|" + " --- |" * columns
         return "\n".join([f"| {rows[0]} |", delimiter, *(f"| {row} |" for row in rows[1:])])
     return block.text
