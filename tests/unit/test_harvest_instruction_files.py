@@ -12,7 +12,7 @@ import pytest
 from nous.engine import Engine
 from nous.memory.embedder import OnnxEmbedder
 from nous.settings import Settings
-from nous.workspace.harvest import candidates, sync
+from nous.workspace.harvest import candidates, instructions, sync
 
 RULES = (
     "# Rules\n\n- Never push directly to main; open a pull request.\n"
@@ -214,3 +214,46 @@ def test_nested_lower_case_agents_md_governs_its_subtree(
     assert "instructions" in tags and "subtree:emails" in tags
     [(_source, kind, _content, tags)] = holding(engine, "internal ids")
     assert kind == "constraint" and "subtree:api" in tags
+
+
+OTHER_AGENTS = {
+    # (path, rule, the words a question that it answers would use)
+    "AGENT.md": "# Rules\n\n- Never commit generated protobuf stubs; run `make proto` in CI.\n",
+    ".windsurfrules": "- Do not add a runtime dependency without an ADR.\n- Use pnpm.\n",
+    ".rules": "# Zed rules\n\n- Never edit files under migrations/ by hand.\n",
+    ".claude/rules/testing.md": (
+        '---\npaths: "**/*.py"\n---\n# Testing\n\n- Never mock the database in tests.\n'
+    ),
+    ".kiro/steering/tech.md": "# Tech\n\n- Do not use moment.js; use date-fns.\n",
+    ".windsurf/rules/style.md": "# Style\n\n- Never use default exports.\n",
+    ".roo/rules-code/naming.md": "# Naming\n\n- Do not abbreviate identifiers.\n",
+    ".junie/guidelines.md": "# Guidelines\n\n- Never log personal data.\n",
+    ".continue/rules/review.md": "# Review\n\n- Never merge your own pull request.\n",
+}
+
+
+def test_other_agents_instruction_files_are_rules(
+    ws: Path, tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    """The names and rule folders other agents read (Amp's AGENT.md, Windsurf, Zed's root
+    `.rules`, Claude Code's `.claude/rules/`, Kiro's steering, Roo, Junie, Continue) give the
+    project's rules, not documents: tagged as instructions, prohibitions as constraints."""
+    write(ws, {**OTHER_AGENTS, "docs/rules/notes.md": "# Notes\n\n- Never trust the cache.\n",
+               "pkg/.rules": "- Never call the legacy API.\n"})  # fmt: skip
+    engine = harvest(ws, tmp_path, real_embedder)
+    for path, text in OTHER_AGENTS.items():
+        rule = text.split("- ", 1)[1].split(";")[0].split(".")[0]
+        [(source, kind, _content, tags)] = holding(engine, rule)
+        assert source.startswith(f"file:{path}#"), path
+        assert kind == "constraint" and "instructions" in tags, (path, kind, tags)
+        assert "subtree:" not in tags, path  # an agent folder at the root governs it all
+    # a folder merely called rules, and `.rules` below the root, are not instruction files
+    for phrase in ("Never trust the cache", "Never call the legacy API"):
+        assert all("instructions" not in tags for *_, tags in holding(engine, phrase))
+
+
+def test_a_claude_rule_file_scoped_by_paths_is_for_that_language() -> None:
+    """Claude Code scopes a `.claude/rules/` file with `paths:` as Cursor does with `globs:`."""
+    path = ".claude/rules/testing.md"
+    [rule] = instructions.harvest(path, OTHER_AGENTS[path])
+    assert rule.language == "python" and rule.kind == "constraint"

@@ -134,6 +134,31 @@ def test_a_prohibition_answers_in_every_mode_of_a_five_memory_workspace(
     assert "add a runtime dependency without an adr" in _texts(recall)
 
 
+@pytest.mark.parametrize(
+    ("workspace", "question", "rule"),
+    [
+        ("tiny-tsapp", "can I call the payments API directly from the cart component?",
+         "never call the payments api from the browser"),  # .windsurfrules
+        ("tiny-tsapp", "I'll use moment to format the order date", "moment.js is not allowed"),
+        ("tiny-zedtool", "can I log the access token while I debug the Google sync?",
+         "never print oauth tokens"),  # Zed's root .rules
+        ("tiny-zedtool", "can I use requests for the new CalDAV call?", "don't use `requests`"),
+    ],
+)  # fmt: skip
+def test_other_agents_rules_answer_in_every_mode(
+    tiny_engines: dict[str, Engine], workspace: str, question: str, rule: str
+) -> None:
+    """Rules kept in other agents' files (Windsurf, Kiro steering, Zed, Amp's AGENT.md) are
+    the project's rules: a chat start carries them, a turn and a recall answer with them."""
+    engine = tiny_engines[workspace]
+    turn = chat.context(engine, ContextParams(input=question, mode="turn"))
+    assert rule in _texts(turn, {"constraints", "rules"})
+    startup = chat.context(engine, ContextParams(input="", mode="startup"))
+    assert rule in _texts(startup)
+    recall = chat.recall(engine, RecallParams(query=question, budget=500))
+    assert rule in _texts(recall)
+
+
 def test_censors_stay_within_their_cap_and_selected_layers_stay_gated(
     tiny_engines: dict[str, Engine],
 ) -> None:

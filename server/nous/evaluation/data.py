@@ -240,8 +240,8 @@ def split_of(repo: str) -> str:
 
 
 MINI_ROOT = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "CONVENTIONS.md", ".cursorrules",
-             ".github/copilot-instructions.md", "CONTRIBUTING.md", "docs/CONTRIBUTING.md",
-             ".github/CONTRIBUTING.md")  # fmt: skip
+             ".github/copilot-instructions.md", "AGENT.md", ".windsurfrules", ".rules",
+             "CONTRIBUTING.md", "docs/CONTRIBUTING.md", ".github/CONTRIBUTING.md")  # fmt: skip
 
 
 def mini_files(source: Path, questions: list[RepoQuestion]) -> list[str]:

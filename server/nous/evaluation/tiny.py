@@ -201,6 +201,50 @@ recovery, and the session load (about 50 writes per second) does not justify ano
 Run `npm run dev` and open http://localhost:4321.
 """,
     },
+    "tiny-tsapp": {  # rules in other agents' files: Windsurf, Kiro steering, Claude Code rules
+        ".windsurfrules": """You are helping on a Next.js 15 storefront written in TypeScript.
+
+- Use server components by default; add "use client" only for interactive widgets.
+- Never call the payments API from the browser; go through `app/api/checkout`.
+- Do not disable ESLint rules inline.
+""",
+        ".kiro/steering/tech.md": """# Tech stack
+
+- Package manager: pnpm. Do not commit a package-lock.json or yarn.lock.
+- Dates: use date-fns; moment.js is not allowed.
+""",
+        ".claude/rules/testing.md": """---
+paths: "**/*.ts"
+---
+# Testing
+
+- Tests live next to the code as `*.test.ts` and run with `pnpm vitest`.
+- Never hit the real Stripe API in tests; use the fixtures in `test/stripe/`.
+""",
+    },
+    "tiny-zedtool": {  # Zed's root `.rules`, Amp's AGENT.md, Junie's guidelines
+        ".rules": """# Project rules
+
+This is a Python CLI that syncs calendars.
+
+- Never print OAuth tokens, even at debug level.
+- Keep the CLI startup under 200 ms: import heavy modules lazily.
+""",
+        "AGENT.md": """# Working on calsync
+
+## Commands
+- `uv run pytest` runs the tests; `uv run ruff check` lints.
+
+## Don'ts
+- Don't add new top-level commands without updating `docs/cli.md`.
+- Don't use `requests`; the HTTP client is `httpx`.
+""",
+        ".junie/guidelines.md": """# Guidelines
+
+- Times are stored in UTC and converted only when displayed.
+- Do not catch bare `Exception` in sync code; let unexpected errors reach the top-level handler.
+""",
+    },
 }
 
 QUESTIONS: list[dict[str, object]] = [
@@ -298,6 +342,31 @@ QUESTIONS: list[dict[str, object]] = [
     {"repo": "tiny-docsite", "question": "how do I preview my changes locally?",
      "expected_files": ["CONTRIBUTING.md"], "key_phrases": ["npm run dev"], "note": "how-to"},
     {"repo": "tiny-docsite", "question": "who approves new translations?", "kind": "no-answer"},
+    {"repo": "tiny-tsapp", "question": "can I call the payments API directly from the cart component?",
+     "expected_files": [".windsurfrules"], "key_phrases": ["never call the payments api from the browser"],
+     "note": "prohibition, a Windsurf rules file"},
+    {"repo": "tiny-tsapp", "question": "I'll use moment to format the order date",
+     "expected_files": [".kiro/steering/tech.md"], "key_phrases": ["moment.js is not allowed"],
+     "note": "prohibition, an action about to be taken, Kiro steering"},
+    {"repo": "tiny-tsapp", "question": "is it ok to use my real Stripe test key in the checkout tests?",
+     "expected_files": [".claude/rules/testing.md"], "key_phrases": ["never hit the real stripe api in tests"],
+     "note": "prohibition, a Claude Code rules file"},
+    {"repo": "tiny-tsapp", "question": "npm install created a package-lock.json, should I commit it?",
+     "expected_files": [".kiro/steering/tech.md"], "key_phrases": ["do not commit a package-lock.json"],
+     "note": "prohibition, Kiro steering"},
+    {"repo": "tiny-tsapp", "question": "Which CDN serves our product images?", "kind": "no-answer"},
+    {"repo": "tiny-zedtool", "question": "can I log the access token while I debug the Google sync?",
+     "expected_files": [".rules"], "key_phrases": ["never print oauth tokens"],
+     "note": "prohibition, Zed's .rules, paraphrased"},
+    {"repo": "tiny-zedtool", "question": "can I use requests for the new CalDAV call?",
+     "expected_files": ["AGENT.md"], "key_phrases": ["don't use `requests`"],
+     "note": "prohibition, Amp's AGENT.md"},
+    {"repo": "tiny-zedtool", "question": "should I wrap the whole sync loop in try/except Exception so it never crashes?",
+     "expected_files": [".junie/guidelines.md"], "key_phrases": ["do not catch bare `exception` in sync code"],
+     "note": "prohibition, Junie guidelines"},
+    {"repo": "tiny-zedtool", "question": "how do I run the tests?",
+     "expected_files": ["AGENT.md"], "key_phrases": ["uv run pytest"], "note": "how-to"},
+    {"repo": "tiny-zedtool", "question": "hi there!", "kind": "greeting"},
 ]  # fmt: skip
 
 

@@ -3,7 +3,12 @@ a long section that fits one record), read as a Markdown tree.
 
 AGENTS.md, CLAUDE.md, GEMINI.md, CONVENTIONS.md, `.github/copilot-instructions.md`,
 `*.instructions.md` (with `applyTo`), agent skills (`SKILL.md`), `.cursorrules`,
-`.cursor/rules/*`, `.clinerules` — at any depth, `agents.md` / `claude.md` / `gemini.md` in any
+`.cursor/rules/*`, `.clinerules`, and the other agents' names for the same file (`AGENT.md`,
+`.windsurfrules`, Zed's root `.rules`, `QWEN.md`, `CRUSH.md`, `.goosehints`, `.roorules`,
+`.augment-guidelines`, `.junie/guidelines.md`, `.gemini/styleguide.md`, `.idx/airules.md`,
+OpenHands' `.openhands/microagents/repo.md`) and rule folders (`.claude/rules/`,
+`.windsurf/rules/`, `.roo/rules*/`, `.kiro/steering/`, `.continue/rules/`, `.augment/rules/`,
+`.trae/rules/`, `.amazonq/rules/`) — at any depth, `agents.md` / `claude.md` / `gemini.md` in any
 case: a nested file applies to its subtree (tagged `subtree:<dir>`; the pipeline boosts it when
 the active file is under that folder). A list keeps its lead-in, so every item of "Agents MUST
 NOT:" is stored under that line and the record is a constraint; a code block stays with the
@@ -28,11 +33,29 @@ from nous.workspace.harvest.model import Harvested, slug
 
 NAMES = frozenset(
     {"AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".cursorrules", ".clinerules", "GEMINI.md",
-     "SKILL.md", "copilot-instructions.md"}
+     "SKILL.md", "copilot-instructions.md", "AGENT.md", ".windsurfrules", "QWEN.md", "CRUSH.md",
+     ".goosehints", ".roorules", ".augment-guidelines"}
 )  # fmt: skip
 ANY_CASE = frozenset({"agents.md", "claude.md", "gemini.md"})
 """Names matched in any case (fx-private-relay's nested `api/agents.md`)."""
-MARKERS = (".github", ".cursor", ".clinerules", ".agents", ".claude")
+ROOT_NAMES = frozenset({".rules"})
+"""Names that are instruction files only at the workspace root (Zed's `.rules`)."""
+FILES = frozenset(
+    {".junie/guidelines.md", ".gemini/styleguide.md", ".idx/airules.md",
+     ".openhands/microagents/repo.md"}
+)  # fmt: skip
+"""Instruction files known by their folder and name (at any depth, like the names)."""
+RULE_FOLDERS = (
+    (".cursor", "rules"), (".claude", "rules"), (".windsurf", "rules"), (".kiro", "steering"),
+    (".continue", "rules"), (".augment", "rules"), (".trae", "rules"), (".amazonq", "rules"),
+    (".roo", "rules"),
+)  # fmt: skip
+"""(agent folder, folder of rule files): every text file under such a pair is an instruction
+file (`.roo/rules-code/` too: a Roo mode's own rules)."""
+RULE_SUFFIXES = frozenset({".md", ".mdc", ".markdown", ".txt", ""})
+MARKERS = (".github", ".cursor", ".clinerules", ".agents", ".claude", ".windsurf", ".kiro",
+           ".continue", ".augment", ".trae", ".amazonq", ".roo", ".junie", ".gemini", ".idx",
+           ".openhands")  # fmt: skip
 """Folders of agent configuration: a file under one governs the folder that holds it."""
 _IMPORT = re.compile(r"(?:^|(?<=\s))@([\w.~/-][^\s`'\"<>()\[\]]*)")
 _TRAILING = ".,;:!?"
@@ -46,9 +69,21 @@ def matches(relpath: str) -> bool:
     name = p.name
     if name in NAMES or name.lower() in ANY_CASE or name.endswith(".instructions.md"):
         return True
-    if ".cursor" in p.parts[:-1] and "rules" in p.parts[:-1]:
+    if name in ROOT_NAMES and len(p.parts) == 1:
         return True
-    return ".clinerules" in p.parts[:-1]
+    if "/".join(p.parts[-2:]) in FILES or "/".join(p.parts[-3:]) in FILES:
+        return True
+    folders = p.parts[:-1]
+    if ".clinerules" in folders:
+        return True
+    if p.suffix.lower() not in RULE_SUFFIXES:
+        return False
+    return any(
+        agent in folders
+        and any(f == rules or f.startswith(f"{rules}-")
+                for f in folders[folders.index(agent) + 1 :])
+        for agent, rules in RULE_FOLDERS
+    )  # fmt: skip
 
 
 def subtree(relpath: str) -> str:
@@ -108,8 +143,9 @@ def _without_import_lines(text: str) -> str:
 
 
 def _apply_language(front: dict[str, str]) -> str | None:
-    """The one language an `applyTo:` / `globs:` pattern scopes the file to, if any."""
-    pattern = front.get("applyto") or front.get("globs")
+    """The one language an `applyTo:` / `globs:` / `paths:` pattern (Copilot, Cursor, Claude
+    Code) scopes the file to, if any."""
+    pattern = front.get("applyto") or front.get("globs") or front.get("paths")
     if not pattern:
         return None
     languages = set()

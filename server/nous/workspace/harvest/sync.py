@@ -78,11 +78,12 @@ def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harveste
     return []
 
 
-HARVESTER_VERSION = "3"
+HARVESTER_VERSION = "4"
 """Bumped when the harvesters read a file differently (issue 25: decision logs, RFC folders,
 lower-case agents.md; 3: a table is stored with its delimiter row, so it is read as a table,
-a row a unit, and not as one run-on paragraph): every file is harvested again once, so an
-existing store picks it up."""
+a row a unit, and not as one run-on paragraph; 4: other agents' instruction files and rule
+folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents): every file is
+harvested again once, so an existing store picks it up."""
 
 
 def _sha(raw: bytes, role: Role) -> str:
