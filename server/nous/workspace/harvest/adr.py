@@ -28,7 +28,7 @@ from nous.workspace.harvest import records, succession
 from nous.workspace.harvest.model import Harvested
 
 FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records", "architecture", "rfcs", "rfc"})
-_NAME = re.compile(r"^(?:adr[-_ ]?)?(?:\d{1,5}|draft)[-_ .]\S*\.md$", re.I)
+_NAME = re.compile(r"^(?:adr[-_ ]?)?(?:\d{1,5}|draft)[-_ .]\S*\.(?:md|rst)$", re.I)
 STATUS = {
     "proposed": "pending", "draft": "pending", "proposal": "pending", "pending": "pending",
     "accepted": "reviewed", "approved": "reviewed", "implemented": "reviewed",

@@ -32,7 +32,7 @@ first, then contributing/development guides and READMEs, then the shallowest."""
 MAX_IMPORT_DEPTH = 5
 """Hops of `@path` imports followed from an instruction file (Claude Code's own limit)."""
 LINK_TEXT_BYTES = 255
-_LINK = re.compile(r"\]\(\s*<?([^)\s>#]+\.md)(?:#[^)\s]*)?>?")
+_LINK = re.compile(r"\]\(\s*<?([^)\s>#]+\.(?:md|rst))(?:#[^)\s]*)?>?")
 RFC_FOLDERS = frozenset({"rfcs", "rfc"})
 _README = frozenset({"readme.md", "index.md"})
 _MERGED_ARE_ACCEPTED = re.compile(

@@ -1,6 +1,7 @@
 """Developer documentation → procedures and facts, one record per section (split when long).
 
-Read: CONTRIBUTING, README, DEVELOPMENT / DEV_SETUP / HACKING / coding standards at any depth,
+Read (Markdown or reStructuredText): CONTRIBUTING, README, DEVELOPMENT / DEV_SETUP / HACKING /
+coding standards at any depth,
 and every other Markdown document of the workspace (contributing guides, maintainer how-tos,
 architecture docs) — those an instruction file links to first (`sync` orders and caps them).
 A section with commands, numbered steps or a how-to heading is a procedure, else a fact.
@@ -22,6 +23,8 @@ _SKIP = re.compile(
     r"pull_request_template|issue_template|.*template.*)(\.[a-z]+)?$",
     re.I,
 )
+SUFFIXES = (".md", ".markdown", ".mdx", ".rst")
+"""Markdown, and reStructuredText (`text/rst.py` turns it into Markdown first)."""
 _SKIP_DIRS = frozenset({"issue_template", "pull_request_template", "node_modules", "vendor"})
 _HOW_TO = re.compile(
     r"\b(how to|how do|getting started|setup|set up|install|develop|running|run|test|build|"
@@ -33,7 +36,7 @@ _PRIORITY = re.compile(r"contribut|develop|dev_setup|hacking|standard|guide|read
 
 def matches(relpath: str) -> bool:
     p = PurePosixPath(relpath)
-    if p.suffix.lower() not in (".md", ".markdown", ".mdx") and p.name.lower() != "contributing":
+    if p.suffix.lower() not in SUFFIXES and p.name.lower() != "contributing":
         return False
     if any(part.lower() in _SKIP_DIRS for part in p.parts[:-1]):
         return False

@@ -26,6 +26,7 @@ from nous.memory import lifecycle
 from nous.memory import scope as scopes
 from nous.memory.interface import Store
 from nous.memory.model import Draft, Memory
+from nous.text import rst
 from nous.workspace import boundary
 from nous.workspace.harvest import adr, decision_log, git, instructions, procedures
 from nous.workspace.harvest.candidates import (
@@ -63,6 +64,8 @@ def candidates(root: Path, ignore: boundary.Ignore | None = None) -> list[str]:
 def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harvested]:
     if role.alias_of is not None or role.template:
         return []
+    if rel.lower().endswith(".rst"):  # a Python project's docs: read as the Markdown they say
+        text = rst.to_markdown(text)
     if role.governs is not None or instructions.matches(rel):
         return instructions.harvest(rel, text, role.governs)
     record = role.folder_status is not None and (
@@ -82,8 +85,9 @@ HARVESTER_VERSION = "4"
 """Bumped when the harvesters read a file differently (issue 25: decision logs, RFC folders,
 lower-case agents.md; 3: a table is stored with its delimiter row, so it is read as a table,
 a row a unit, and not as one run-on paragraph; 4: other agents' instruction files and rule
-folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents): every file is
-harvested again once, so an existing store picks it up."""
+folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents; reStructuredText
+documents and records are read): every file is harvested again once, so an existing store picks
+it up."""
 
 
 def _sha(raw: bytes, role: Role) -> str:
