@@ -280,3 +280,51 @@ def test_rfc_marked_archived_or_reverted_is_not_labelled_accepted(
     assert main[2] == "recorded"
     main = rows(engine, "rfcs/0191")["file:rfcs/0191_async_streaming_io.md#adr-191"]
     assert main[3].startswith("# RFC 191: async streaming io (status: Reverted)")
+
+
+MADR = """# Use {name} for the event store
+
+## Status
+
+Accepted
+
+## Context
+
+We need transactions across the event log and the projections.
+
+## Decision
+
+We store events in {name}, one table per aggregate type.
+"""
+
+
+def test_adr_names_other_tools_give_are_decision_records(
+    tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    """log4brains' `20240115-….md`, a bare `ADR-0003.md`, and an unnumbered record in an ADR
+    folder (found by its Status and Context/Decision sections) are decisions; the folder's
+    README is not."""
+    ws = tmp_path / "ws"
+    (ws / "docs" / "adr").mkdir(parents=True)
+    files = {
+        "docs/adr/20240115-use-postgresql.md": MADR.format(name="PostgreSQL"),
+        "docs/adr/ADR-0003.md": MADR.format(name="EventStoreDB"),
+        "docs/adr/use-kafka.md": MADR.format(name="Kafka"),
+        "docs/adr/README.md": "# Decisions\n\n## Status\n\nSee below.\n\n## Decision log\n\n- [x](x.md)\n",
+    }
+    for rel, text in files.items():
+        (ws / rel).write_text(text)
+    engine = Engine(Settings(db=tmp_path / "memory.db"), ws, embedder=real_embedder)
+    try:
+        assert engine.harvest()["errors"] == []
+        rows = engine.store._conn.execute(
+            "SELECT source, kind, content FROM memories WHERE source LIKE 'file:docs/adr/%'"
+        ).fetchall()
+        decisions = {s.split("#")[0]: c for s, k, c in rows if k == "decision"}
+        assert set(decisions) == {f"file:{rel}" for rel in files if "README" not in rel}
+        assert decisions["file:docs/adr/20240115-use-postgresql.md"].startswith(
+            "# ADR 2024-01-15: Use PostgreSQL"
+        )
+        assert decisions["file:docs/adr/ADR-0003.md"].startswith("# ADR 3: Use EventStoreDB")
+    finally:
+        engine.store.close()

@@ -28,7 +28,11 @@ from nous.workspace.harvest import records, succession
 from nous.workspace.harvest.model import Harvested
 
 FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records", "architecture", "rfcs", "rfc"})
-_NAME = re.compile(r"^(?:adr[-_ ]?)?(?:\d{1,5}|draft)[-_ .]\S*\.(?:md|rst)$", re.I)
+_NAME = re.compile(r"^(?:adr[-_ ]?)?(?:\d{1,5}|\d{8}|draft)(?:[-_ .]\S*)?\.(?:md|rst)$", re.I)
+"""`0007-use-grpc.md`, `adr-019-….md`, `ADR-0003.md`, `2020-04-06-….md`, log4brains'
+`20200926-use-log4brains.md`."""
+_UNNUMBERED_STATUS = re.compile(r"^\W*status\b|^#+\s*status\b", re.I | re.M)
+_UNNUMBERED_SECTION = re.compile(r"^#+\s*(context|decision)\b", re.I | re.M)
 STATUS = {
     "proposed": "pending", "draft": "pending", "proposal": "pending", "pending": "pending",
     "accepted": "reviewed", "approved": "reviewed", "implemented": "reviewed",
@@ -45,7 +49,7 @@ _DECISION = (
 )  # fmt: skip
 _NOT_DECISION = ("decision driver", "decision maker", "decision criteria", "decision factor")
 _NUMBER = re.compile(r"(\d{1,5})")
-_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[-_](\d{1,6}))?[-_]")
+_DATED = re.compile(r"^(\d{4}-?\d{2}-?\d{2})(?:[-_](\d{1,6}))?[-_]")
 """`2020-04-06-1858-automatically-adjust-request-limits.md`: a date, then the record's number."""
 _BARE = re.compile(
     r"^(?:\d+\.\s+)?(?:(?:ADR|RFC)[-\s]*#?\s*)?\d+(?:\s*[-–:]?\s*\d{4}-\d{2}-\d{2})?[.:)\s–-]*",
@@ -65,6 +69,10 @@ RECORD_SECTIONS = (
 """Headings that make a document in an RFC folder read like a record (two of them)."""
 
 
+_NOT_RECORDS = frozenset({"readme", "index", "toc", "summary", "contributing", "overview"})
+"""A decision folder's own pages: its index, never a record."""
+
+
 def is_template(relpath: str) -> bool:
     """A record template (`template.md`, `adr-template.md`, `0000_example.md`,
     `_YYYY-MM-DD-issue#-title.md`): the shape of a decision, not one."""
@@ -80,9 +88,17 @@ def numbered(relpath: str) -> bool:
 def matches(relpath: str, text: str | None = None) -> bool:
     p = PurePosixPath(relpath)
     name = p.name.lower()
-    if is_template(relpath) or not _NAME.match(name):
+    if is_template(relpath):
         return False
-    if any(part.lower() in FOLDERS for part in p.parts[:-1]):
+    in_folder = any(part.lower() in FOLDERS for part in p.parts[:-1])
+    if not _NAME.match(name):
+        # an unnumbered record in a decision folder (`docs/adr/use-postgres.md`): by its shape
+        return (
+            in_folder and text is not None and PurePosixPath(name).stem not in _NOT_RECORDS
+            and p.suffix.lower() in (".md", ".rst")
+            and bool(_UNNUMBERED_STATUS.search(text)) and bool(_UNNUMBERED_SECTION.search(text))
+        )  # fmt: skip
+    if in_folder:
         return True
     if text is None:
         return False
@@ -123,7 +139,10 @@ def _label(relpath: str, number: str | None, bare: str) -> str:
     rfc = any("rfc" in part.lower() for part in p.parts[:-1]) or p.name.lower().startswith("rfc")
     kind = "RFC" if rfc else "ADR"
     dated = _DATED.match(p.name)
-    key = number or (dated.group(1) if dated else None)
+    day = dated.group(1) if dated else None
+    if day and "-" not in day:  # log4brains' 20200926
+        day = f"{day[:4]}-{day[4:6]}-{day[6:]}"
+    key = number or day
     return f"{kind} {key}: {bare}" if key else f"{kind}: {bare}"
 
 

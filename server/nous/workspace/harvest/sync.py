@@ -86,7 +86,8 @@ HARVESTER_VERSION = "4"
 lower-case agents.md; 3: a table is stored with its delimiter row, so it is read as a table,
 a row a unit, and not as one run-on paragraph; 4: other agents' instruction files and rule
 folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents; reStructuredText
-documents and records are read): every file is harvested again once, so an existing store picks
+documents and records are read; log4brains' dated, bare `ADR-0003.md` and unnumbered records in
+a decision folder are decisions): every file is harvested again once, so an existing store picks
 it up."""
 
 
