@@ -201,3 +201,27 @@ def test_env_files_and_nousignore_are_never_read(workspace: Path) -> None:
     (workspace / ".env.local").write_text("X=1\n")
     found = sync.candidates(workspace)
     assert "CONTRIBUTING.md" not in found and not any(".env" in f for f in found)
+
+
+def test_a_heading_that_prohibits_leads_its_list() -> None:
+    """ "## Don't" over "- Use the requests library." is a prohibition, as under "MUST NOT:"; a
+    list under a heading that prohibits nothing, or a long heading that merely starts so, keeps
+    its own reading."""
+    text = (
+        "# Rules\n\n## Do\n\n- Use httpx for HTTP calls.\n\n"
+        "## Don't\n\n- Use the requests library.\n- Commit .env files.\n\n"
+        "## What NOT to flag\n\n- Style nits handled by the formatter.\n\n"
+        "## Avoiding flaky tests in the integration suite of the service\n\n"
+        "- Use the fixtures in `tests/fixtures/` for every network call.\n"
+    )
+    found = {h.content.split("\n", 1)[0]: h for h in instructions.harvest("AGENTS.md", text)}
+    do, dont = found["# AGENTS.md: Rules › Do"], found["# AGENTS.md: Rules › Don't"]
+    assert do.kind == "convention" and "Do:" not in do.content
+    assert dont.kind == "constraint" and "Don't:\n- Use the requests library." in dont.content
+    assert (
+        "What NOT to flag:\n- Style nits" in found["# AGENTS.md: Rules › What NOT to flag"].content
+    )
+    long = found[
+        "# AGENTS.md: Rules › Avoiding flaky tests in the integration suite of the service"
+    ]
+    assert long.kind == "convention" and ":\n- Use the fixtures" not in long.content

@@ -245,6 +245,20 @@ This is a Python CLI that syncs calendars.
 - Do not catch bare `Exception` in sync code; let unexpected errors reach the top-level handler.
 """,
     },
+    "tiny-phpapp": {  # prohibitions led by a heading, phrased as the thing not to do
+        "CLAUDE.md": """# Laravel shop
+
+## Commands
+- `composer test` runs PHPUnit; `./vendor/bin/pint` formats.
+
+## Never
+- Raw SQL in controllers; use Eloquent query scopes.
+- `dd()` or `dump()` left in committed code.
+
+## Conventions
+- Money is stored as integer cents, never as floats.
+""",
+    },
 }
 
 QUESTIONS: list[dict[str, object]] = [
@@ -367,6 +381,15 @@ QUESTIONS: list[dict[str, object]] = [
     {"repo": "tiny-zedtool", "question": "how do I run the tests?",
      "expected_files": ["AGENT.md"], "key_phrases": ["uv run pytest"], "note": "how-to"},
     {"repo": "tiny-zedtool", "question": "hi there!", "kind": "greeting"},
+    {"repo": "tiny-phpapp", "question": "can I write a raw SQL query in the OrderController?",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["never: raw sql in controllers"],
+     "note": "prohibition led by a heading"},
+    {"repo": "tiny-phpapp", "question": "I left a dd() in the job, is that fine to commit?",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["left in committed code"],
+     "note": "prohibition led by a heading, an action about to be taken"},
+    {"repo": "tiny-phpapp", "question": "how should I store prices?",
+     "expected_files": ["CLAUDE.md"], "key_phrases": ["integer cents"], "note": "convention"},
+    {"repo": "tiny-phpapp", "question": "what queue driver do we use in production?", "kind": "no-answer"},
 ]  # fmt: skip
 
 

@@ -91,12 +91,36 @@ def _pieces(block: Block) -> list[Block]:
     return [block]
 
 
+_PROHIBITING_HEADING = re.compile(
+    r"^\W*(?:don'?ts?|do\s+not|never|avoid|must\s+not|mustn'?t|prohibited|forbidden"
+    r"|not\s+allowed|anti-?patterns?|what\s+not\s+to\b|things\s+to\s+avoid)\b",
+    re.I,
+)
+PROHIBITING_HEADING_WORDS = 5
+"""A heading of at most this many words that says "don't" is a list's lead-in (`led`)."""
+
+
+def led(blocks: list[Block], heading: str) -> list[Block]:
+    """`blocks` with a list that has no lead-in of its own led by the section's heading when the
+    heading prohibits ("## Don't" over "- Use the requests library."): every item then reads as
+    what it is, a prohibition, as under "Agents MUST NOT:"."""
+    title = heading.strip().strip("*_`#: ")
+    if len(title.split()) > PROHIBITING_HEADING_WORDS or not _PROHIBITING_HEADING.match(title):
+        return blocks
+    return [
+        Block(b.kind, b.text, b.items, f"{title}:", b.lang, b.ordered)
+        if b.kind == "list" and not b.lead
+        else b
+        for b in blocks
+    ]
+
+
 def of_section(section: Section, path: list[str]) -> list[Record]:
     """One section as one or more records of at most ~LIMIT characters of blocks."""
     records: list[Record] = []
     current: list[Block] = []
     size = 0
-    for block in section.blocks:
+    for block in led(section.blocks, section.title):
         for piece in _pieces(block):
             piece_size = _size(piece)
             if current and size + piece_size > LIMIT:

@@ -87,7 +87,8 @@ lower-case agents.md; 3: a table is stored with its delimiter row, so it is read
 a row a unit, and not as one run-on paragraph; 4: other agents' instruction files and rule
 folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents; reStructuredText
 documents and records are read; log4brains' dated, bare `ADR-0003.md` and unnumbered records in
-a decision folder are decisions): every file is harvested again once, so an existing store picks
+a decision folder are decisions; a list under a heading that prohibits, "## Don't", is led by
+it): every file is harvested again once, so an existing store picks
 it up."""
 
 
