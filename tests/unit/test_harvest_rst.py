@@ -109,8 +109,10 @@ def test_plain_text_stays_plain() -> None:
 def test_rst_documents_and_records_are_harvested(
     tmp_path: Path, real_embedder: OnnxEmbedder
 ) -> None:
-    assert procedures.matches("CONTRIBUTING.rst") and procedures.matches("docs/dev/setup.rst")
+    assert procedures.matches("CONTRIBUTING.rst") and procedures.matches("docs/development.rst")
     assert not procedures.matches("CHANGES.rst") and adr.matches("docs/adr/0001-use-pg.rst")
+    assert procedures.matches("docs/internals/contributing/writing-code/unit-tests.rst")
+    assert not procedures.matches("docs/ref/models/fields.rst")  # a manual: how to use it
     ws = tmp_path / "ws"
     (ws / "docs" / "adr").mkdir(parents=True)
     (ws / "CONTRIBUTING.rst").write_text(CONTRIBUTING)

@@ -34,11 +34,24 @@ _HOW_TO = re.compile(
 _PRIORITY = re.compile(r"contribut|develop|dev_setup|hacking|standard|guide|readme", re.I)
 
 
+_RST_GUIDANCE = re.compile(
+    r"contribut|develop|dev_setup|hacking|standard|guide|readme|internals|maintain|release"
+    r"|workflow|process|convention|style|testing",
+    re.I,
+)
+"""A reStructuredText document is read when its name or a folder of its path says it guides
+contributors (`CONTRIBUTING.rst`, `docs/internals/contributing/writing-code/coding-style.rst`):
+a Sphinx project's manual (`docs/ref/`, `docs/topics/`) is hundreds of files that say how to use
+the project, not how to work on it, and docutils reads ~150 KB/s."""
+
+
 def matches(relpath: str) -> bool:
     p = PurePosixPath(relpath)
     if p.suffix.lower() not in SUFFIXES and p.name.lower() != "contributing":
         return False
     if any(part.lower() in _SKIP_DIRS for part in p.parts[:-1]):
+        return False
+    if p.suffix.lower() == ".rst" and not any(_RST_GUIDANCE.search(part) for part in p.parts):
         return False
     return not _SKIP.match(p.name)
 
