@@ -101,6 +101,11 @@ def test_no_file_is_read_from_the_text(tmp_path: Path) -> None:
     assert "hunter2" not in text and "<b>" not in text and "End." in text
 
 
+def test_a_role_is_said_plainly() -> None:
+    text = "Follow :pep:`8`. Use :pypi:`flake8`, :py:ref:`f-strings <fs>` and :class:`~a.Model`.\n"
+    assert rst.to_markdown(text).strip() == "Follow PEP 8. Use flake8, f-strings and `a.Model`."
+
+
 def test_plain_text_stays_plain() -> None:
     assert rst.to_markdown("plain words, nothing more\n").strip() == "plain words, nothing more"
     assert rst.to_markdown("").strip() == ""
@@ -113,9 +118,20 @@ def test_rst_documents_and_records_are_harvested(
     assert not procedures.matches("CHANGES.rst") and adr.matches("docs/adr/0001-use-pg.rst")
     assert procedures.matches("docs/internals/contributing/writing-code/unit-tests.rst")
     assert not procedures.matches("docs/ref/models/fields.rst")  # a manual: how to use it
+    assert not procedures.matches("docs/topics/testing/overview.rst")  # a manual's chapter
+    # Sphinx sources kept as .txt in a docs folder (Django's), not release notes nor other .txt
+    assert procedures.matches("docs/internals/contributing/writing-code/coding-style.txt")
+    assert not procedures.matches("docs/releases/5.1.txt")
+    assert not procedures.matches("requirements.txt") and not procedures.matches(
+        "docs/requirements.txt"
+    )
     ws = tmp_path / "ws"
     (ws / "docs" / "adr").mkdir(parents=True)
     (ws / "CONTRIBUTING.rst").write_text(CONTRIBUTING)
+    (ws / "docs" / "internals").mkdir(parents=True)  # Sphinx sources as .txt, as Django's
+    (ws / "docs" / "internals" / "release-process.txt").write_text(
+        "Release process\n===============\n\nFeature releases happen every eight months.\n"
+    )
     (ws / "docs" / "adr" / "0001-use-postgresql.rst").write_text(ADR)
     assert {"CONTRIBUTING.rst", "docs/adr/0001-use-postgresql.rst"} <= set(
         candidates.plan(ws).paths
@@ -128,6 +144,8 @@ def test_rst_documents_and_records_are_harvested(
         ).fetchall()
         [decision] = [r for r in rows if r[0] == "file:docs/adr/0001-use-postgresql.rst#adr-1"]
         assert decision[1] == "decision" and "PostgreSQL 16" in decision[3]
+        [release] = [r for r in rows if "every eight months" in r[3]]
+        assert release[3].startswith("# docs/internals/release-process.txt: Release process")
         [rules] = [r for r in rows if "changelog fragment" in r[3]]
         assert rules[0].startswith("file:CONTRIBUTING.rst#") and "`main`" in rules[3]
         recall = chat.recall(

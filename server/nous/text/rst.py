@@ -40,10 +40,28 @@ _ROLES_AS_CODE = ("class", "func", "meth", "mod", "attr", "exc", "data", "obj", 
                   "py:func", "py:meth", "py:mod", "py:attr", "py:exc", "py:data", "py:obj",
                   "c:func", "c:type", "c:macro", "cpp:func", "cpp:class", "js:func",
                   "setting", "makevar", "regexp", "confval")  # fmt: skip
-_ROLES_AS_TEXT = ("ref", "doc", "term", "abbr", "dfn", "guilabel", "menuselection", "pep",
-                  "rfc", "issue", "pr", "user", "gh", "numref", "download", "any", "eq",
-                  "math", "sub", "sup", "strike", "del")  # fmt: skip
 _TARGET = re.compile(r"\s*<[^<>]*>$")
+_ROLE = re.compile(r"(?<![\w`]):(?P<role>[A-Za-z][\w:.+-]*):`(?P<text>[^`\n]+)`(?!`)")
+"""An interpreted-text role (`:ref:`install``, `:pypi:`flake8``): Sphinx and its extensions
+define hundreds, so they are read before docutils sees the text (`_roles`)."""
+
+
+def _roles(text: str) -> str:
+    """Every role said plainly: a code-like one as inline code, `:pep:` / `:rfc:` with their
+    name, any other as its text (a link's target left out)."""
+
+    def plain(match: re.Match[str]) -> str:
+        role = match["role"].lower()
+        said = _TARGET.sub("", match["text"]).lstrip("~!")
+        if role in ("pep", "rfc"):
+            return f"{role.upper()} {said}"
+        if role in _ROLES_AS_CODE or role.rsplit(":", 1)[-1] in _ROLES_AS_CODE:
+            return f"``{said}``"
+        return said
+
+    return _ROLE.sub(plain, text)
+
+
 _SECTION_LIKE = re.compile(r"^\s*([=\-~^\"'`#*+:._])\1{3,}\s*$", re.M)
 
 
@@ -55,21 +73,10 @@ def looks_like_rst(text: str) -> bool:
 
 @functools.cache
 def _registered() -> bool:
-    """Sphinx's roles and directives taught to docutils once per process."""
+    """Sphinx's directives taught to docutils once per process."""
     from docutils import nodes
-    from docutils.parsers.rst import Directive, directives, roles
+    from docutils.parsers.rst import Directive, directives
     from docutils.parsers.rst.directives.body import CodeBlock
-
-    def text_role(name: str, rawtext: str, text: str, *_args: Any, **_kw: Any) -> Any:
-        return [nodes.Text(_TARGET.sub("", text).lstrip("~!"))], []
-
-    def code_role(name: str, rawtext: str, text: str, *_args: Any, **_kw: Any) -> Any:
-        return [nodes.literal(rawtext, _TARGET.sub("", text).lstrip("~!"))], []
-
-    for name in _ROLES_AS_TEXT:
-        roles.register_local_role(name, text_role)
-    for name in _ROLES_AS_CODE:
-        roles.register_local_role(name, code_role)
 
     class Container(Directive):
         """A Sphinx directive whose content is ordinary text: kept, its name dropped."""
@@ -143,7 +150,7 @@ def to_markdown(text: str) -> str:
 
         _registered()
         tree = publish_doctree(
-            text,
+            _roles(text),
             settings_overrides={
                 "report_level": 5, "halt_level": 5, "warning_stream": False,
                 "file_insertion_enabled": False, "raw_enabled": False,

@@ -64,8 +64,9 @@ def candidates(root: Path, ignore: boundary.Ignore | None = None) -> list[str]:
 def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harvested]:
     if role.alias_of is not None or role.template:
         return []
-    if rel.lower().endswith(".rst"):  # a Python project's docs: read as the Markdown they say
-        text = rst.to_markdown(text)
+    lowered = rel.lower()
+    if lowered.endswith(".rst") or (lowered.endswith(".txt") and rst.looks_like_rst(text)):
+        text = rst.to_markdown(text)  # a Python project's docs: read as the Markdown they say
     if role.governs is not None or instructions.matches(rel):
         return instructions.harvest(rel, text, role.governs)
     record = role.folder_status is not None and (
