@@ -225,3 +225,23 @@ def test_a_heading_that_prohibits_leads_its_list() -> None:
         "# AGENTS.md: Rules › Avoiding flaky tests in the integration suite of the service"
     ]
     assert long.kind == "convention" and ":\n- Use the fixtures" not in long.content
+
+
+def test_html_comments_and_task_boxes_are_not_rules() -> None:
+    """A template's `<!-- … -->` hints are no rules and a task list's boxes leave their items;
+    code keeps every character."""
+    text = (
+        "<!-- This file guides AI coding agents. -->\n# Agent guide\n\n"
+        "<!-- TODO: add the deploy steps -->\n\n"
+        "## Before you open a PR\n\n- [ ] Run `make check` (not `<!-- x -->`)\n"
+        "- [x] Update the changelog\n\n"
+        "<details>\n<summary>Why</summary>\n\nCI is slow, so catch failures locally.\n</details>\n\n"
+        "```html\n<!-- keep me -->\n<div>code</div>\n```\n"
+    )
+    records = instructions.harvest("AGENTS.md", text)
+    said = "\n".join(r.content for r in records)
+    assert "TODO" not in said and "guides AI coding agents" not in said
+    assert len(records) == 1  # the comments made two records of their own
+    assert "- Run `make check` (not `<!-- x -->`)\n- Update the changelog" in said
+    assert "CI is slow, so catch failures locally." in said
+    assert "```html\n<!-- keep me -->\n<div>code</div>\n```" in said

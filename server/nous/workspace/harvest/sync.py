@@ -89,7 +89,7 @@ a row a unit, and not as one run-on paragraph; 4: other agents' instruction file
 folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents; reStructuredText
 documents and records are read; log4brains' dated, bare `ADR-0003.md` and unnumbered records in
 a decision folder are decisions; a list under a heading that prohibits, "## Don't", is led by
-it): every file is harvested again once, so an existing store picks
+it; HTML comments and task boxes are dropped): every file is harvested again once, so an existing store picks
 it up."""
 
 
