@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -170,7 +171,28 @@ def _table(tokens: list[Token], start: int, links: list[str]) -> tuple[str, int]
     return "\n".join(CELLS.join(r) for r in rows), i
 
 
-_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def outside_code(lines: list[str]) -> Iterator[tuple[int, str, bool]]:
+    """(index, line, after code) of the lines outside fenced code blocks; `after code` says a
+    code block ended just before this line. A fence closes on the same character at least as
+    long as the one that opened it (CommonMark)."""
+    fence = ""
+    after = False
+    for n, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opened:
+            fence, after = opened.group(1), True
+            continue
+        yield n, line, after
+        after = False
+
+
 _MARKUP = re.compile(r"(?P<code>(`+)[^`].*?(?<!`)\2(?!`))|<!--.*?-->", re.S)
 """An inline code span (kept as it is) or an HTML comment (dropped)."""
 _TASK = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)\[[ xX]\]\s+", re.M)
@@ -184,31 +206,19 @@ def _without_markup(body: str) -> str:
     dropping them too was measured (docs/benchmarks.md, twelfth pass) and left out."""
     if "<!--" not in body and "[ ]" not in body and "[x]" not in body and "[X]" not in body:
         return body  # most records: nothing to take out
+    lines = body.splitlines(keepends=True)
+    prose = {n for n, _, _ in outside_code(lines)}
     out: list[str] = []
-    prose: list[str] = []
-    fence = ""
-
-    def flush() -> None:
-        if prose:
-            text = "".join(prose)
-            text = _MARKUP.sub(lambda m: m["code"] or "", text)
+    run: list[str] = []  # consecutive prose lines: a comment may span several
+    for n, line in enumerate([*lines, ""]):  # "" closes the last run
+        if n in prose:
+            run.append(line)
+            continue
+        if run:
+            text = _MARKUP.sub(lambda m: m["code"] or "", "".join(run))
             out.append(_TASK.sub(r"\1", text))
-            prose.clear()
-
-    for line in body.splitlines(keepends=True):
-        opened = _FENCED.match(line)
-        if fence:
-            out.append(line)
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opened:
-            flush()
-            fence = opened.group(1)
-            out.append(line)
-            continue
-        prose.append(line)
-    flush()
+            run = []
+        out.append(line)
     return "".join(out)
 
 

@@ -66,8 +66,8 @@ _SECTION_LIKE = re.compile(r"^\s*([=\-~^\"'`#*+:._])\1{3,}\s*$", re.M)
 
 
 def looks_like_rst(text: str) -> bool:
-    """Whether `text` has the shapes only RST has (underlined titles, `::` blocks, `.. `
-    directives): a `.txt` or extension-less file is read as RST only then."""
+    """Whether `text` has shapes only RST has (a title's underline of one punctuation mark
+    repeated, a `.. ` directive or comment): a `.txt` document is read as RST only then."""
     return bool(_SECTION_LIKE.search(text)) or "\n.. " in f"\n{text}"
 
 
@@ -169,14 +169,11 @@ class _Writer:
     """The docutils tree as Markdown blocks separated by blank lines."""
 
     def document(self, tree: Any) -> str:
-        from docutils import nodes
-
         blocks: list[str] = []
         title = tree.get("title") or ""
         if title:
             blocks.append(f"# {title}")
         self._body(tree, 1 if title else 0, blocks)
-        del nodes
         return "\n\n".join(b for b in blocks if b.strip()) + "\n"
 
     def _body(self, parent: Any, depth: int, out: list[str]) -> None:

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from nous.text.markdown import parse
+from nous.text.markdown import outside_code, parse
 from nous.workspace.harvest import adr, records, succession
 from nous.workspace.harvest.model import Harvested, slug
 
@@ -60,7 +60,7 @@ def _github_slug(heading: str) -> str:
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(line index, level, text) of the headings outside fenced code."""
     out = []
-    for n, line, _ in records.outside_code(lines):
+    for n, line, _ in outside_code(lines):
         found = _HEADING.match(line)
         if found:  # a closing `##` is no part of the heading
             out.append((n, len(found.group(1)), found.group(2).rstrip().rstrip("#").rstrip()))

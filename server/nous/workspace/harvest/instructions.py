@@ -26,7 +26,7 @@ import posixpath
 import re
 from pathlib import PurePosixPath
 
-from nous.text.markdown import parse
+from nous.text.markdown import outside_code, parse
 from nous.workspace.detect import EXTENSIONS
 from nous.workspace.harvest import records
 from nous.workspace.harvest.model import Harvested, slug
@@ -101,7 +101,7 @@ def _prose_lines(text: str) -> list[tuple[int, str]]:
     """(index, line without code spans) of the lines outside fenced code blocks: an `@` inside
     code is not an import (Claude Code does not evaluate them there either)."""
     out: list[tuple[int, str]] = []
-    for n, line, _ in records.outside_code(text.splitlines()):
+    for n, line, _ in outside_code(text.splitlines()):
         if len(line) <= MAX_IMPORT_LINE:
             out.append((n, _CODE_SPAN.sub(" ", line)))
     return out

@@ -42,13 +42,13 @@ _RST_GUIDANCE = re.compile(
     r"|maintain|release-process|releasing|convention",
     re.I,
 )
-_RST_GUIDANCE_FOLDER = re.compile(r"contribut|develop|dev_setup|hacking|internals|maintain", re.I)
-"""A folder's name says less than a file's: `docs/topics/testing/` is a manual's chapter."""
 """A reStructuredText document is read when its name or a folder of its path says it guides
 contributors (`CONTRIBUTING.rst`, `docs/internals/contributing/writing-code/coding-style.rst`):
 a Sphinx project's manual (`docs/ref/`, `docs/topics/`) is hundreds of files that say how to use
 the project, not how to work on it, and docutils reads ~0.6 MB/s (Django's 290 KB of contributor
 and internals documents: 0.49 s; its 9 MB manual would take 15 s)."""
+_RST_GUIDANCE_FOLDER = re.compile(r"contribut|develop|dev_setup|hacking|internals|maintain", re.I)
+"""A folder's name says less than a file's: `docs/topics/testing/` is a manual's chapter."""
 
 
 def matches(relpath: str) -> bool:

@@ -10,7 +10,6 @@ picks the relevant units of a record, so records only need to be small enough fo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from nous.text.markdown import Block, Document, Section, render_block, sentences
@@ -181,25 +180,3 @@ def rule_kind(record: Record) -> str:
     if rules and any(_PREFERENCE.search(r) for r in rules):
         return "preference"
     return "convention"
-
-
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def outside_code(lines: list[str]) -> Iterator[tuple[int, str, bool]]:
-    """(index, line, after code) of the lines outside fenced code blocks; `after code` says a
-    code block ended just before this line. A fence closes on the same character at least as
-    long as the one that opened it (CommonMark)."""
-    fence = ""
-    after = False
-    for n, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opened:
-            fence, after = opened.group(1), True
-            continue
-        yield n, line, after
-        after = False

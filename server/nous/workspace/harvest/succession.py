@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from nous.workspace.harvest import records
+from nous.text.markdown import outside_code
 
 _NOUN = r"(?:rfc|adr|decision|proposal|record|document|design)"
 _SUBJECT = rf"(?:this|the\s+present|the\s+current)\s+{_NOUN}"
@@ -73,7 +73,7 @@ def sentences(text: str) -> list[str]:
             units.append(" ".join(current))
             current.clear()
 
-    for _, line, after_code in records.outside_code(text.splitlines()):
+    for _, line, after_code in outside_code(text.splitlines()):
         if after_code:
             flush()
         if not line.strip() or line.lstrip().startswith("#"):

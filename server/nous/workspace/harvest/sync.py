@@ -64,11 +64,11 @@ def candidates(root: Path, ignore: boundary.Ignore | None = None) -> list[str]:
 def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harvested]:
     if role.alias_of is not None or role.template:
         return []
+    if role.governs is not None or instructions.matches(rel):
+        return instructions.harvest(rel, text, role.governs)  # Markdown, whatever its name
     lowered = rel.lower()
     if lowered.endswith(".rst") or (lowered.endswith(".txt") and rst.looks_like_rst(text)):
         text = rst.to_markdown(text)  # a Python project's docs: read as the Markdown they say
-    if role.governs is not None or instructions.matches(rel):
-        return instructions.harvest(rel, text, role.governs)
     record = role.folder_status is not None and (
         posixpath.basename(posixpath.dirname(rel)).lower() in RFC_FOLDERS
         or adr.reads_like_record(text)
@@ -89,8 +89,8 @@ a row a unit, and not as one run-on paragraph; 4: other agents' instruction file
 folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents; reStructuredText
 documents and records are read; log4brains' dated, bare `ADR-0003.md` and unnumbered records in
 a decision folder are decisions; a list under a heading that prohibits, "## Don't", is led by
-it; HTML comments and task boxes are dropped): every file is harvested again once, so an existing store picks
-it up."""
+it; HTML comments and task boxes are dropped): every file is harvested again once, so an
+existing store picks it up."""
 
 
 def _sha(raw: bytes, role: Role) -> str:
