@@ -226,6 +226,40 @@ def test_a_code_line_of_closing_brackets_is_not_drawn_into_an_extract() -> None:
     assert "`)`" not in text and "`}`" not in text, text
 
 
+LONG_RULE = (
+    "# src/AGENTS.md: Key Contracts\n\nAgents MUST NOT:\n\n"
+    "- Call `DateTime.now()` or `pendulum.now()` directly; use `now()` from "
+    "`types/_datetime.py`, which abstracts over the API differences of every supported "
+    "release and keeps imports behind the version guard the client build needs. Version-specific "
+    "code is guarded by feature-detection flags, not version checks, so a new release does not "
+    "silently change behaviour. A no-argument `datetime.datetime.now()` returns a tz-naive value "
+    "that raises `TypeError` against the tz-aware ones. Violations break on whichever release "
+    "the helpers were not written for.\n"
+    "- Import the engine lazily in the task runner module.\n"
+)
+
+
+def test_a_paragraph_long_rule_gives_the_sentence_that_answers_with_its_lead_in() -> None:
+    """prefect's src/prefect/AGENTS.md keeps a rule as one 1,600-character list item: whole, it
+    never fit an item's room, and shorter items that shared a word were said instead. Read
+    sentence by sentence, the answering one comes, still led by "MUST NOT"; said in full, the
+    item is one line again."""
+    from nous.context import extract, relevance, rules
+    from nous.text import markdown, tokens
+
+    found = markdown.units(LONG_RULE)
+    assert [u.kind for u in found if u.kind != "heading"][:2] == ["item", "more"]
+    assert all(u.lead == "Agents MUST NOT:" for u in found if u.kind in ("item", "more"))
+    text = extract_of(LONG_RULE, "can I call datetime.datetime.now() in the task engine?", 90)
+    assert text is not None and "tz-naive" in text, text
+    assert "MUST NOT: " in text.split("tz-naive")[0], text
+    query = relevance.query("datetime now tz-naive version guard", {}, 0)
+    wants = extract.Wants(render=rules.lines)
+    whole = extract.extract(LONG_RULE, query, 400, tokens.counter(), wants)
+    assert whole is not None and whole.count("MUST NOT") <= 2, whole
+    assert "imports behind the version guard the client build needs. Version-specific" in whole
+
+
 def test_a_further_section_of_an_admitted_document_needs_only_the_sibling_floor(
     shop: MemoryStore,
 ) -> None:

@@ -211,6 +211,8 @@ def test_a_heading_that_prohibits_leads_its_list() -> None:
         "# Rules\n\n## Do\n\n- Use httpx for HTTP calls.\n\n"
         "## Don't\n\n- Use the requests library.\n- Commit .env files.\n\n"
         "## What NOT to flag\n\n- Style nits handled by the formatter.\n\n"
+        "## Anti-Patterns\n\n- **Don't call `save()` twice** — it is idempotent.\n"
+        "- Never rename a registered slug.\n\n"
         "## Avoiding flaky tests in the integration suite of the service\n\n"
         "- Use the fixtures in `tests/fixtures/` for every network call.\n"
     )
@@ -221,6 +223,8 @@ def test_a_heading_that_prohibits_leads_its_list() -> None:
     assert (
         "What NOT to flag:\n- Style nits" in found["# AGENTS.md: Rules › What NOT to flag"].content
     )
+    anti = found["# AGENTS.md: Rules › Anti-Patterns"]  # each item says its own "don't"
+    assert anti.kind == "constraint" and "Anti-Patterns:" not in anti.content
     long = found[
         "# AGENTS.md: Rules › Avoiding flaky tests in the integration suite of the service"
     ]

@@ -38,6 +38,7 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
         index = unit.position  # its index in `all_units` (`units`)
         gap = index != last_index + 1
         piece = unit.text.rstrip(" ;") if unit.kind == "item" else unit.text  # no "a;; b"
+        going_on = unit.kind == "more" and not gap  # the next sentence of the item just said
         owner = next((u.text for u in reversed(all_units[:index]) if u.kind == "heading"), "")
         owner = owner.rsplit(" › ", 1)[-1]
         if owner and owner != section:
@@ -45,18 +46,20 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
             section = owner
         said = not gap and index > 0 and all_units[index - 1].text == unit.lead
         if (
-            unit.kind in ("item", "code", "row")
+            unit.kind in ("item", "code", "row", "more")
+            and not going_on
             and unit.lead
             and not said
             and (unit.lead != last_lead or unit.block != last_block)
         ):
             lead = unit.lead if unit.lead.endswith(":") else f"{unit.lead}:"
             piece = f"{lead} {piece}"
-        if unit.kind in ("item", "code", "row") and unit.lead:
+        if unit.kind in ("item", "code", "row", "more") and unit.lead:
             last_lead = unit.lead  # said once, by the unit itself or by the text just before
         if parts:
-            joiner = " … " if gap and unit.block != last_block else (
-                "; " if unit.kind in ("item", "row") and unit.block == last_block else " "
+            joiner = " … " if gap and (unit.block != last_block or unit.kind == "more") else (
+                "; " if unit.kind in ("item", "row", "more") and unit.block == last_block
+                and not going_on else " "
             )  # fmt: skip
             if (
                 joiner == " "
@@ -130,7 +133,7 @@ def only(content: str, texts: Collection[str], render: Render | None = None) -> 
     for unit in all_units:
         if unit.kind == "heading" or unit.text not in texts:
             continue
-        if unit.kind in ("sentence", "item") and any(c.text == unit.text for c in chosen):
+        if unit.kind in ("sentence", "item", "more") and any(c.text == unit.text for c in chosen):
             continue  # said once, as `extract` does
         chosen.append(unit)
     return (render or _render)(heading, chosen, all_units)
@@ -179,7 +182,7 @@ def _choose(
     chosen: list[Unit] = []
     text = ""
     for _, unit in ranked:
-        if unit.kind in ("sentence", "item") and any(
+        if unit.kind in ("sentence", "item", "more") and any(
             c.text == unit.text and c.kind == unit.kind for c in chosen
         ):
             continue  # one sentence in two merged sections is said once

@@ -66,7 +66,7 @@ def draw(text: str) -> list[Note]:
     out: list[Note] = []
     seen: set[str] = set()
     for unit in units(text):
-        if unit.kind not in ("sentence", "item"):
+        if unit.kind not in ("sentence", "item", "more"):
             continue  # headings, code and table rows are material, not statements
         sentence = " ".join(unit.text.split()).strip()
         tag = _classify(sentence)

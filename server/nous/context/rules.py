@@ -81,11 +81,15 @@ def lines(heading: str, chosen: Sequence[Unit], all_units: tuple[Unit, ...]) -> 
         adjacent = index == last_index + 1
         said = adjacent and last_text == unit.lead  # "- Verify coverage:" then its command
         text = _rule(unit.text) if unit.kind == "item" else unit.text
-        if out and not tag and unit.block == last_block and unit.kind in ("sentence", "code"):
+        if unit.kind == "more" and not adjacent:
+            text = f"… {text}"  # a later sentence of a long rule, said without the ones before
+        if out and not tag and unit.block == last_block and (
+            unit.kind in ("sentence", "code") or (unit.kind == "more" and adjacent)
+        ):
             out[-1] += (" " if adjacent else " … ") + text  # one paragraph, one code block
         elif out and not tag and said:
             out[-1] += f" {text}"
-        elif unit.kind == "item" and unit.lead:
+        elif unit.kind in ("item", "more") and unit.lead:
             lead = lead_in(unit.lead)
             if len(lead.split()) <= LONG_LEAD_WORDS:
                 out.append(f"{tag}{lead} {text}")

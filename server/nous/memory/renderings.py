@@ -99,7 +99,7 @@ def flat(content: str) -> tuple[str, str]:
         if unit.lead and unit.kind != "sentence":
             last_lead = unit.lead  # said once, by the unit itself or by the text just before
         same = unit.block == last_block
-        joiner = "; " if unit.kind in ("item", "row") and same else " "
+        joiner = "; " if unit.kind in ("item", "row") and same else " "  # `more`: one item
         parts.append((joiner if parts else "") + piece)
         last_block = unit.block
     return heading, "".join(parts)

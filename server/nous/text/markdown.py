@@ -338,7 +338,10 @@ DIAGRAMS = frozenset({"mermaid", "plantuml", "puml", "dot", "graphviz", "ditaa",
 @dataclass(frozen=True)
 class Unit:
     """The smallest piece an extract is made of: a sentence, a list item (with its lead-in), a
-    code block (with its introducing sentence) or a table row (with the header)."""
+    code block (with its introducing sentence) or a table row (with the header). A list item of
+    LONG_ITEM characters or more is its first sentence (`item`) and each further sentence
+    (`more`, with the item's lead-in): an extract can say the sentence that answers without the
+    whole paragraph-long rule, which would not fit its room."""
 
     kind: str
     text: str
@@ -360,6 +363,11 @@ the characters inline syntax needs (escapes, entities, HTML, links, emphasis; `_
 a word, where it cannot emphasise)."""
 
 
+LONG_ITEM = 400
+"""A list item this long (about 100 tokens) is read sentence by sentence (`Unit`): longer than
+the smallest room an extract has (`gate.item_min`), it could only be said whole or not at all."""
+
+
 @functools.lru_cache(maxsize=8192)
 def units(content: str) -> tuple[Unit, ...]:
     """The units of a stored record's content, in document order."""
@@ -375,7 +383,9 @@ def units(content: str) -> tuple[Unit, ...]:
         for block in section.blocks:
             if block.kind == "list":
                 for item in block.items:
-                    out.append(Unit("item", item, block.lead, n))
+                    first, *more = sentences(item) if len(item) >= LONG_ITEM else [item]
+                    out.append(Unit("item", first, block.lead, n))
+                    out += [Unit("more", s, block.lead, n) for s in more]
             elif block.kind == "code" and block.lang.lower() in DIAGRAMS:
                 pass  # a diagram's lines are not facts ("LEG[Legacy Code]" matched "new code")
             elif block.kind == "code":  # line by line: an extract keeps the relevant commands

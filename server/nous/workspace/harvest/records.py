@@ -102,13 +102,15 @@ PROHIBITING_HEADING_WORDS = 5
 def led(blocks: list[Block], heading: str) -> list[Block]:
     """`blocks` with a list that has no lead-in of its own led by the section's heading when the
     heading prohibits ("## Don't" over "- Use the requests library."): every item then reads as
-    what it is, a prohibition, as under "Agents MUST NOT:"."""
+    what it is, a prohibition, as under "Agents MUST NOT:". A list whose every item says its own
+    "don't" ("## Anti-Patterns" over "- **Don't call `save()` twice**") needs no lead: it would
+    only say the heading again on every line."""
     title = heading.strip().strip("*_`#: ")
     if len(title.split()) > PROHIBITING_HEADING_WORDS or not _PROHIBITING_HEADING.match(title):
         return blocks
     return [
         Block(b.kind, b.text, b.items, f"{title}:", b.lang, b.ordered)
-        if b.kind == "list" and not b.lead
+        if b.kind == "list" and not b.lead and not all(map(prohibitive, b.items))
         else b
         for b in blocks
     ]
