@@ -575,3 +575,24 @@ def test_an_old_chat_turn_does_not_raise_the_floor_over_the_document_that_answer
         episodes = [i for s in result.sections for i in s.items if i.kind == "episode"]
         assert episodes and episodes[0].terms["relevance"] > 0.6  # the turn is on its own scale
         assert any("We use httpx" in t for t in items(result)), (mode, result.dropped)
+
+
+def test_the_censors_take_their_cap_in_order_of_relevance(shop: MemoryStore) -> None:
+    """fastmcp: a review skill's procedure (relevance 0.024, the higher composite score) took the
+    turn's censor cap ahead of the AGENTS.md rule that answered (0.046). The censors are placed
+    by relevance, each in a place one of them held; items admitted on their relevance keep
+    theirs."""
+    from nous.context import placement
+    from nous.context.score import Scored
+
+    def scored(text: str, score: float, relevance: float, censor: bool) -> Scored:
+        memory = shop.remember(Draft(kind="constraint", scope="project:shop", content=text)).memory
+        terms = {"relevance": relevance, "scopeFactor": 1.0} | ({"censor": 1.0} if censor else {})
+        return Scored(memory, score, terms)
+
+    admitted = scored("Run the migrations before the server starts.", 0.9, 0.6, False)
+    skill = scored("Never approve your own pull request in review.", 0.354, 0.024, True)
+    other = scored("Do not edit the lockfile by hand, ever.", 0.33, 0.002, True)
+    rule = scored("Never edit the generated SDK reference pages.", 0.313, 0.046, True)
+    order = placement._censors_by_relevance([admitted, skill, other, rule])
+    assert order == [admitted, rule, skill, other]

@@ -257,3 +257,51 @@ def test_a_claude_rule_file_scoped_by_paths_is_for_that_language() -> None:
     path = ".claude/rules/testing.md"
     [rule] = instructions.harvest(path, OTHER_AGENTS[path])
     assert rule.language == "python" and rule.kind == "constraint"
+
+
+def test_pages_about_agents_and_example_skills_are_not_the_projects_rules(
+    ws: Path, tmp_path: Path, real_embedder: OnnxEmbedder
+) -> None:
+    """openai-agents documents its Agent class in `docs/agents.md` and ships example apps with
+    their own `SKILL.md`; fastmcp's docs site keeps skills under `docs/.mintlify/`. None of them
+    says how to work on the repository: they were a third of its "Project Rules". An agent
+    folder still makes a skill one, wherever it lies, and `AGENTS.md` spelled so is one anywhere."""
+    write(ws, {
+        "AGENTS.md": RULES,
+        "docs/agents.md": "# Agents\n\n- Never give an agent more than 128 tools.\n",
+        "examples/tools/skills/csv/SKILL.md": "# CSV\n\n- Never load a CSV over 10 MB.\n",
+        "docs/.mintlify/skills/cli/SKILL.md": "# CLI\n\n- Never pass a token on the command line.\n",
+        ".agents/skills/release/SKILL.md": "# Release\n\n- Never tag a release from a fork.\n",
+        "examples/.claude/skills/demo/SKILL.md": "# Demo\n\n- Never run the demo against prod.\n",
+        "examples/AGENTS.md": "# Examples\n\n- Never import private modules in an example.\n",
+    })  # fmt: skip
+    engine = harvest(ws, tmp_path, real_embedder)
+    for phrase in ("128 tools", "over 10 MB", "token on the command line"):
+        assert all("instructions" not in tags for *_, tags in holding(engine, phrase)), phrase
+    for phrase in ("from a fork", "against prod", "private modules"):
+        [(_source, kind, _content, tags)] = holding(engine, phrase)
+        assert kind == "constraint" and "instructions" in tags, phrase
+
+
+def test_translated_and_older_copies_of_a_page_are_not_read(ws: Path) -> None:
+    """A page kept again per language (`docs/ja/x.md`, Docusaurus' `i18n/`) or per older version
+    (`docs/v2/x.mdx`, `versioned_docs/`) is read once, as the page itself; a folder named like
+    a language or a version that holds the only copy, or a code folder's own version, is read."""
+    page = "# Contributing\n\nRun `make test` before you open a pull request.\n"
+    write(ws, {
+        "AGENTS.md": RULES,
+        "docs/contributing.md": page, "docs/ja/contributing.md": page,
+        "docs/zh-CN/contributing.md": page, "docs/v2/contributing.md": page,
+        "docs/en/setup.md": page, "docs/fr/setup.md": page,
+        "docs/v3/migration.md": page, "docs/go/contributing.md": page,
+        "versioned_docs/version-1.0/contributing.md": page, "i18n/de/contributing.md": page,
+        "api/v1/README.md": page, "api/README.md": page,
+    })  # fmt: skip
+    found = set(sync.candidates(ws))
+    assert {"docs/contributing.md", "docs/en/setup.md", "docs/v3/migration.md",
+            "docs/go/contributing.md", "api/v1/README.md", "api/README.md"} <= found
+    assert not found & {
+        "docs/ja/contributing.md", "docs/zh-CN/contributing.md", "docs/v2/contributing.md",
+        "docs/fr/setup.md", "versioned_docs/version-1.0/contributing.md",
+        "i18n/de/contributing.md",
+    }  # fmt: skip

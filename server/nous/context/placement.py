@@ -193,8 +193,11 @@ def placement(
     renderings: items.Renderings,
 ) -> Placement:  # fmt: skip
     """Each item in its layer; a censor (in by its layer alone) has its extract cut to its
-    bucket's cap."""
-    placing = [(c, layer_of(query, c, standing)) for c in candidates]
+    bucket's cap, and the censors take their cap in order of relevance (design: the censors
+    layer is ordered by relevance), each in the place one of them had: by the composite score, a
+    review skill's procedure at relevance 0.024 took fastmcp's turn cap ahead of the AGENTS.md
+    rule that answered, at 0.046."""
+    placing = [(c, layer_of(query, c, standing)) for c in _censors_by_relevance(candidates)]
     least = query.config.gate.item_min // 2
     for c, layer in placing:
         if c.terms.get("censor"):
@@ -202,6 +205,18 @@ def placement(
             renderings.shares[c.memory.id] = max(least, min(renderings.shares[c.memory.id], room))
     censors = frozenset(c.memory.id for c in candidates if c.terms.get("censor"))
     return Placement(layout, placing, renderings, renderings.counter, censors)
+
+
+def _censors_by_relevance(candidates: list[Scored]) -> list[Scored]:
+    """`candidates` with the censors among them reordered by relevance in the places they hold."""
+    places = [i for i, c in enumerate(candidates) if c.terms.get("censor")]
+    if len(places) < 2:
+        return candidates
+    out = list(candidates)
+    ranked = sorted((candidates[i] for i in places), key=lambda c: -c.terms.get("relevance", 0.0))
+    for i, c in zip(places, ranked, strict=True):
+        out[i] = c
+    return out
 
 
 def place_spare(query: Query, placement: Placement, alloc: budget.Allocation) -> budget.Allocation:

@@ -98,6 +98,8 @@ def plan(root: Path, ignore: boundary.Ignore | None = None) -> Plan:
 
     walked = boundary.walk(root, skip, max_depth=MAX_DEPTH)
     found = [rel for rel in walked if harvestable(rel)]
+    everything = set(found)
+    found = [rel for rel in found if not copy_of_another(rel, everything)]
     named = [r for r in found if instructions.matches(r)]
     aliases = _aliases(root, named, ignore)
     governs: dict[str, str] = {}
@@ -119,6 +121,46 @@ def plan(root: Path, ignore: boundary.Ignore | None = None) -> Plan:
         key=lambda r: (r not in linked, procedures.priority(r), r),
     )
     return Plan(sorted(rules | set(docs[:MAX_DOCS])), roles)
+
+
+LANGUAGES = frozenset(
+    "ar bg bn ca cs da de el es et fa fi fr he hi hr hu id it ja ko lt lv ms nb nl no pl pt ro "
+    "ru sk sl sr sv th tr uk ur vi zh".split()
+)
+"""The languages documentation is translated into (ISO 639-1; `go`, `js` or `py` are not)."""
+_LOCALE = re.compile(r"([a-z]{2})(?:[-_](?:[a-z]{2}|hans|hant))?", re.I)
+_VERSION = re.compile(r"v?\d+(?:\.(?:\d+|x))*|version-[\w.-]+", re.I)
+DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "website", "site", "content"})
+SNAPSHOT_ROOTS = frozenset({"versioned_docs", "i18n"})
+"""Docusaurus keeps an older version's pages (`versioned_docs/version-2.0/…`) and each
+translation (`i18n/ja/…`) in trees of their own."""
+
+
+def copy_of_another(rel: str, found: set[str]) -> bool:
+    """A translated or an older version's copy of a page the workspace also has: `docs/ja/x.md`
+    beside `docs/x.md` (or `docs/en/x.md`), `docs/v2/x.mdx` beside `docs/x.mdx`, and whatever
+    Docusaurus keeps under `versioned_docs/` and `i18n/`. openai-agents' generated ja/ko/zh
+    pages were 63 % of its memories and came first for English questions; fastmcp's frozen
+    v2/v3 guides contradicted the current one. A folder named like a language or a version in a
+    documentation tree is read when nothing else has the same page."""
+    parts = rel.split("/")
+    if parts[0] in SNAPSHOT_ROOTS and len(parts) > 2:
+        return True
+    docs = next((i for i, p in enumerate(parts[:-1]) if p.lower() in DOC_FOLDERS), None)
+    if docs is None:
+        return False  # `api/v1/README.md` is its own page, not a copy of `api/README.md`
+    for i, part in enumerate(parts[:-1]):
+        if i <= docs:
+            continue
+        said = _LOCALE.fullmatch(part)
+        locale = bool(said) and said[1].lower() in LANGUAGES
+        if not (locale or _VERSION.fullmatch(part)):
+            continue
+        if "/".join(parts[:i] + parts[i + 1 :]) in found:
+            return True
+        if locale and "/".join([*parts[:i], "en", *parts[i + 1 :]]) in found:
+            return True
+    return False
 
 
 def _real(root: Path, rel: str) -> str | None:

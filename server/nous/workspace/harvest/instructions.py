@@ -64,9 +64,23 @@ MAX_IMPORT_LINE = 2000
 _CODE_SPAN = re.compile(r"(`+).*?\1")
 
 
+CONTENT_FOLDERS = frozenset(
+    {"docs", "doc", "documentation", "website", "site", "examples", "example", "samples",
+     "sample", "fixtures", "__fixtures__", "testdata", "test_data", "test-data"}
+)  # fmt: skip
+"""Folders whose files are the project's content, not guidance for working on it: a `SKILL.md`
+there belongs to an example app or to the product's docs (openai-agents' `examples/**/skills/`,
+fastmcp's `docs/.mintlify/skills/`), and a lower-case `agents.md` there is a page about agents
+(openai-agents' `docs/agents.md`). An agent folder (`.agents/`, `.claude/`, …) above the file
+still makes it one; an `AGENTS.md` spelled so is one anywhere."""
+
+
 def matches(relpath: str) -> bool:
     p = PurePosixPath(relpath)
     name = p.name
+    loose = name == "SKILL.md" or (name not in NAMES and name.lower() in ANY_CASE)
+    if loose and _in_content(p.parts[:-1]):
+        return False
     if name in NAMES or name.lower() in ANY_CASE or name.endswith(".instructions.md"):
         return True
     if name in ROOT_NAMES and len(p.parts) == 1:
@@ -84,6 +98,16 @@ def matches(relpath: str) -> bool:
                 for f in folders[folders.index(agent) + 1 :])
         for agent, rules in RULE_FOLDERS
     )  # fmt: skip
+
+
+def _in_content(folders: tuple[str, ...]) -> bool:
+    """`folders` lie in a content folder (CONTENT_FOLDERS) with no agent folder below it."""
+    for i in range(len(folders) - 1, -1, -1):
+        if folders[i] in MARKERS:
+            return False
+        if folders[i].lower() in CONTENT_FOLDERS:
+            return True
+    return False
 
 
 def subtree(relpath: str) -> str:
