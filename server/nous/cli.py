@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -425,6 +426,11 @@ def _print_groups(data: dict[str, Any]) -> None:
               "items are in no group)")  # fmt: skip
 
 
+SHOWN_DROPS = 10
+"""Dropped candidates listed after a context: the first ones (the best scored), then a count per
+reason. A startup in a large workspace drops a hundred or more."""
+
+
 def _print_text(command: str, data: dict[str, Any]) -> None:
     if command == "remember":
         redacted = f" (redacted: {', '.join(data['redactions'])})" if data["redactions"] else ""
@@ -441,8 +447,13 @@ def _print_text(command: str, data: dict[str, Any]) -> None:
                     f"{item['tokens']:>3} tok  score {item['score']:.3f}  "
                     f"{code(item['scope'], 120)}{source}"
                 )
-        for drop in data["dropped"]:
+        dropped = data["dropped"]
+        for drop in dropped[:SHOWN_DROPS]:
             print(f"     - {drop['id'][:8]} {drop['kind']:<10} dropped: {drop['reason']}")
+        if len(dropped) > SHOWN_DROPS:
+            reasons = Counter(d["reason"] for d in dropped[SHOWN_DROPS:])
+            said = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common())
+            print(f"     … {len(dropped) - SHOWN_DROPS} more dropped ({said}; --json lists them)")
         for note in data["notes"]:
             print(f"   note: {note}")
     elif command == "feedback":

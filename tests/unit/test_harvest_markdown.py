@@ -351,3 +351,27 @@ def test_sentences_know_abbreviations_and_numbers() -> None:
         counter,
     )
     assert "e.g." not in micro or "stubs" in micro
+
+
+def test_a_headings_attribute_list_is_not_part_of_its_title() -> None:
+    """MkDocs and Pandoc write `## Context {#context}`: openai-agents' translated pages showed
+    "[컨텍스트 {#context}]". Braces that are words of the title stay."""
+    from nous.text import markdown
+
+    doc = markdown.parse("# Guide\n\n## 컨텍스트 {#context}\n\nA.\n\n## Tabs {.tabs #x}\n\nB.\n\n"
+                         "## Keep {braces} here\n\nC.\n")  # fmt: skip
+    titles = [s.path[-1] for s in doc.sections if len(s.path) == 2]
+    assert titles == ["컨텍스트", "Tabs", "Keep {braces} here"]
+
+
+def test_a_lead_in_that_ends_a_sentence_takes_no_second_colon() -> None:
+    """ "… in the test.: `make tests`" and a full-width "配置：:" read as typos."""
+    from nous.context import extract, relevance, rules
+    from nous.text import tokens
+
+    assert rules.lead_in("配置：") == "配置：" and rules.lead_in("Run it") == "Run it:"
+    content = ("# T: Tests\n\nDocument that boundary in the test.\n\n```sh\nmake tests\n```\n\n"
+               "- 配置：\n  - set `X=1`\n")  # fmt: skip
+    text = extract.extract(content, relevance.query("make tests boundary", {}, 0), 200,
+                           tokens.counter())  # fmt: skip
+    assert text is not None and "make tests" in text and ".:" not in text, text

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from nous.context.relevance import Query
 from nous.memory import renderings
-from nous.text.markdown import Unit, units
+from nous.text.markdown import ENDS, Unit, units
 from nous.text.tokens import TokenCounter
 
 HEADING_SHARE = 0.5
@@ -52,7 +52,7 @@ def _render(heading: str, chosen: list[Unit], all_units: tuple[Unit, ...]) -> st
             and not said
             and (unit.lead != last_lead or unit.block != last_block)
         ):
-            lead = unit.lead if unit.lead.endswith(":") else f"{unit.lead}:"
+            lead = unit.lead if unit.lead.endswith(ENDS) else f"{unit.lead}:"
             piece = f"{lead} {piece}"
         if unit.kind in ("item", "code", "row", "more") and unit.lead:
             last_lead = unit.lead  # said once, by the unit itself or by the text just before

@@ -52,7 +52,7 @@ def lead_in(lead: str) -> str:
     found = _MODAL_LEAD.match(lead)
     if found:
         return f"{found.group(1)}:"
-    return lead if lead.endswith((":", ".", "!", "?")) else f"{lead}:"
+    return lead if lead.endswith(markdown.ENDS) else f"{lead}:"
 
 
 def _rule(text: str) -> str:
@@ -108,7 +108,7 @@ def lines(heading: str, chosen: Sequence[Unit], all_units: tuple[Unit, ...]) -> 
             said_leads.add((unit.block, unit.lead))
             out.append(f"{tag}{text}")
         elif unit.kind == "code" and unit.lead:
-            lead = unit.lead if unit.lead.endswith((":", ".", "!", "?")) else f"{unit.lead}:"
+            lead = unit.lead if unit.lead.endswith(markdown.ENDS) else f"{unit.lead}:"
             out.append(f"{tag}{lead} {text}")
         else:
             out.append(f"{tag}{text}")

@@ -95,7 +95,8 @@ def flat(content: str) -> tuple[str, str]:
         said = unit.lead == last_text
         last_text = unit.text
         if unit.lead and unit.kind != "sentence" and unit.lead != last_lead and not said:
-            piece = f"{unit.lead if unit.lead.endswith(':') else unit.lead + ':'} {piece}"
+            ends = unit.lead.endswith(markdown.ENDS)
+            piece = f"{unit.lead if ends else unit.lead + ':'} {piece}"
         if unit.lead and unit.kind != "sentence":
             last_lead = unit.lead  # said once, by the unit itself or by the text just before
         same = unit.block == last_block

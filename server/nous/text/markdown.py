@@ -222,6 +222,11 @@ def _without_markup(body: str) -> str:
     return "".join(out)
 
 
+_HEADING_ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
+"""A heading's attribute list (MkDocs, Pandoc: `## Context {#context}`, `{.tabs}`): markup, not
+words of the title."""
+
+
 def parse(text: str) -> Document:
     """The document tree of a Markdown text (front matter read and removed; HTML comments and
     task boxes dropped, `_without_markup`)."""
@@ -236,7 +241,7 @@ def parse(text: str) -> Document:
         tok = tokens[i]
         if tok.type == "heading_open":
             level = int(tok.tag[1:])
-            heading = _inline(tokens[i + 1], links)
+            heading = _HEADING_ATTRIBUTES.sub("", _inline(tokens[i + 1], links)).strip()
             if level == 1 and not title:
                 title = heading
             while stack and stack[-1][0] >= level:
@@ -362,6 +367,10 @@ block syntax), its inline code single-backticked with no space at either end, an
 the characters inline syntax needs (escapes, entities, HTML, links, emphasis; `_` only inside
 a word, where it cannot emphasise)."""
 
+
+ENDS = (":", "：", ".", "。", "!", "！", "?", "？")
+"""A lead-in ending so is said as it is ("… in the test. `make tests`", "配置：…"), not with one
+more colon ("test.:", "：:")."""
 
 LONG_ITEM = 400
 """A list item this long (about 100 tokens) is read sentence by sentence (`Unit`): longer than
