@@ -298,8 +298,14 @@ def test_translated_and_older_copies_of_a_page_are_not_read(ws: Path) -> None:
         "api/v1/README.md": page, "api/README.md": page,
     })  # fmt: skip
     found = set(sync.candidates(ws))
-    assert {"docs/contributing.md", "docs/en/setup.md", "docs/v3/migration.md",
-            "docs/go/contributing.md", "api/v1/README.md", "api/README.md"} <= found
+    assert {
+        "docs/contributing.md",
+        "docs/en/setup.md",
+        "docs/v3/migration.md",
+        "docs/go/contributing.md",
+        "api/v1/README.md",
+        "api/README.md",
+    } <= found
     assert not found & {
         "docs/ja/contributing.md", "docs/zh-CN/contributing.md", "docs/v2/contributing.md",
         "docs/fr/setup.md", "versioned_docs/version-1.0/contributing.md",

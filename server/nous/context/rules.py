@@ -83,8 +83,11 @@ def lines(heading: str, chosen: Sequence[Unit], all_units: tuple[Unit, ...]) -> 
         text = _rule(unit.text) if unit.kind == "item" else unit.text
         if unit.kind == "more" and not adjacent:
             text = f"… {text}"  # a later sentence of a long rule, said without the ones before
-        if out and not tag and unit.block == last_block and (
-            unit.kind in ("sentence", "code") or (unit.kind == "more" and adjacent)
+        if (
+            out
+            and not tag
+            and unit.block == last_block
+            and (unit.kind in ("sentence", "code") or (unit.kind == "more" and adjacent))
         ):
             out[-1] += (" " if adjacent else " … ") + text  # one paragraph, one code block
         elif out and not tag and said:

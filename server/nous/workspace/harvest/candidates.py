@@ -153,7 +153,7 @@ def copy_of_another(rel: str, found: set[str]) -> bool:
         if i <= docs:
             continue
         said = _LOCALE.fullmatch(part)
-        locale = bool(said) and said[1].lower() in LANGUAGES
+        locale = said is not None and said[1].lower() in LANGUAGES
         if not (locale or _VERSION.fullmatch(part)):
             continue
         if "/".join(parts[:i] + parts[i + 1 :]) in found:
