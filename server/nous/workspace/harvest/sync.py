@@ -82,15 +82,17 @@ def _harvest_file(rel: str, text: str, role: Role = ON_ITS_OWN) -> list[Harveste
     return []
 
 
-HARVESTER_VERSION = "4"
+HARVESTER_VERSION = "5"
 """Bumped when the harvesters read a file differently (issue 25: decision logs, RFC folders,
 lower-case agents.md; 3: a table is stored with its delimiter row, so it is read as a table,
 a row a unit, and not as one run-on paragraph; 4: other agents' instruction files and rule
 folders, `.windsurf/rules/` or `.kiro/steering/`, are rules, no longer documents; reStructuredText
 documents and records are read; log4brains' dated, bare `ADR-0003.md` and unnumbered records in
 a decision folder are decisions; a list under a heading that prohibits, "## Don't", is led by
-it; HTML comments and task boxes are dropped): every file is harvested again once, so an
-existing store picks it up."""
+it; HTML comments and task boxes are dropped; 5: a `SKILL.md` or lower-case `agents.md` in a
+docs, examples or fixtures folder is a document, not rules; a heading's `{#id}` is no title word;
+a list whose every item says its own "don't" is not led by its heading): every file is harvested
+again once, so an existing store picks it up."""
 
 
 def _sha(raw: bytes, role: Role) -> str:
