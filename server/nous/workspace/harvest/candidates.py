@@ -130,7 +130,6 @@ LANGUAGES = frozenset(
 """The languages documentation is translated into (ISO 639-1; `go`, `js` or `py` are not)."""
 _LOCALE = re.compile(r"([a-z]{2})(?:[-_](?:[a-z]{2}|hans|hant))?", re.I)
 _VERSION = re.compile(r"v?\d+(?:\.(?:\d+|x))*|version-[\w.-]+", re.I)
-DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "website", "site", "content"})
 SNAPSHOT_ROOTS = frozenset({"versioned_docs", "i18n"})
 """Docusaurus keeps an older version's pages (`versioned_docs/version-2.0/…`) and each
 translation (`i18n/ja/…`) in trees of their own."""
@@ -146,12 +145,12 @@ def copy_of_another(rel: str, found: set[str]) -> bool:
     parts = rel.split("/")
     if parts[0] in SNAPSHOT_ROOTS and len(parts) > 2:
         return True
-    docs = next((i for i, p in enumerate(parts[:-1]) if p.lower() in DOC_FOLDERS), None)
+    folders = [p.lower() for p in parts[:-1]]
+    docs = next((i for i, f in enumerate(folders) if f in instructions.DOC_FOLDERS), None)
     if docs is None:
         return False  # `api/v1/README.md` is its own page, not a copy of `api/README.md`
-    for i, part in enumerate(parts[:-1]):
-        if i <= docs:
-            continue
+    for i in range(docs + 1, len(parts) - 1):
+        part = parts[i]
         said = _LOCALE.fullmatch(part)
         locale = said is not None and said[1].lower() in LANGUAGES
         if not (locale or _VERSION.fullmatch(part)):

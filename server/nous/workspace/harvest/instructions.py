@@ -64,9 +64,11 @@ MAX_IMPORT_LINE = 2000
 _CODE_SPAN = re.compile(r"(`+).*?\1")
 
 
-CONTENT_FOLDERS = frozenset(
-    {"docs", "doc", "documentation", "website", "site", "examples", "example", "samples",
-     "sample", "fixtures", "__fixtures__", "testdata", "test_data", "test-data"}
+DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "website", "site", "content"})
+"""Folders of a project's documentation (its pages, not its guidance)."""
+CONTENT_FOLDERS = DOC_FOLDERS | frozenset(
+    {"examples", "example", "samples", "sample", "fixtures", "__fixtures__", "testdata",
+     "test_data", "test-data"}
 )  # fmt: skip
 """Folders whose files are the project's content, not guidance for working on it: a `SKILL.md`
 there belongs to an example app or to the product's docs (openai-agents' `examples/**/skills/`,
