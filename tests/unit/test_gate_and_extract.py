@@ -596,3 +596,14 @@ def test_the_censors_take_their_cap_in_order_of_relevance(shop: MemoryStore) -> 
     rule = scored("Never edit the generated SDK reference pages.", 0.313, 0.046, True)
     order = placement._censors_by_relevance([admitted, skill, other, rule])
     assert order == [admitted, rule, skill, other]
+
+
+def test_the_gate_reads_a_paragraph_long_rule_whole() -> None:
+    """The gate model was fitted with a list item as one unit ("is the answer in one place?"):
+    the extract reads a long item by its sentences, the gate's `unit` feature still whole (split,
+    the sentences of one rule would each hold part of the question and weigh less)."""
+    from nous.context import relevance
+
+    query = relevance.query("datetime tz-naive version guard", {}, 0)
+    unit = relevance.features(query, LONG_RULE, 0.5, 0.5)[relevance.FEATURES.index("unit")]
+    assert unit == pytest.approx(1.0)

@@ -233,7 +233,8 @@ def _read(content: str) -> _Read:
     from nous.text.markdown import units
 
     heading = content[2:].split("\n", 1)[0] if content.startswith("# ") else ""
-    found = [stems(f"{u.lead} {u.text}") for u in units(content)]
+    # an item whole, as the gate model was fitted: its "one place" (`unit`) is the whole rule
+    found = [stems(f"{u.lead} {u.text}") for u in units(content, long_items=False)]
     held = stems(content)
     in_units = frozenset().union(*found)
     return _Read(

@@ -378,8 +378,9 @@ the smallest room an extract has (`gate.item_min`), it could only be said whole 
 
 
 @functools.lru_cache(maxsize=8192)
-def units(content: str) -> tuple[Unit, ...]:
-    """The units of a stored record's content, in document order."""
+def units(content: str, long_items: bool = True) -> tuple[Unit, ...]:
+    """The units of a stored record's content, in document order; without `long_items`, a long
+    list item stays one unit (the gate's features were fitted on items whole)."""
     if _PLAIN.fullmatch(content):  # what `parse` makes of it, without parsing (most memories)
         return tuple(Unit("sentence", s, "", 0, i) for i, s in enumerate(sentences(content)))
     out: list[Unit] = []
@@ -392,7 +393,8 @@ def units(content: str) -> tuple[Unit, ...]:
         for block in section.blocks:
             if block.kind == "list":
                 for item in block.items:
-                    first, *more = sentences(item) if len(item) >= LONG_ITEM else [item]
+                    long = long_items and len(item) >= LONG_ITEM
+                    first, *more = sentences(item) if long else [item]
                     out.append(Unit("item", first, block.lead, n))
                     out += [Unit("more", s, block.lead, n) for s in more]
             elif block.kind == "code" and block.lang.lower() in DIAGRAMS:
